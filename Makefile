@@ -1,0 +1,53 @@
+# luci-app-reterm: one Makefile, two faces.
+#  - inside an OpenWrt buildroot or SDK (TOPDIR set) it is a luci.mk package;
+#  - on a developer machine it offers `make test`, `make lab`, `make ipk`.
+
+RETERM_VERSION := 0.1.0
+
+LUCI_TITLE:=Re-termination for crippled TCP stacks, CAKE shaping, bufferbloat tests
+LUCI_DESCRIPTION:=Transparently re-terminates the TCP connections of selected LAN \
+devices (game consoles, handhelds) in a managed haproxy instance, shapes the WAN \
+with CAKE through sqm-scripts, and measures latency under load.
+# The buildroot cannot express "haproxy or haproxy-nossl"; we name the small
+# variant and the .ipk built by `make ipk` accepts either (tools/mkipk.sh).
+LUCI_DEPENDS:=+luci-base +rpcd +rpcd-mod-ucode +ucode +ucode-mod-fs \
+	+ucode-mod-uci +ucode-mod-ubus +ucode-mod-uloop +haproxy-nossl \
+	+sqm-scripts +kmod-sched-cake +kmod-nft-tproxy +kmod-nft-socket +tc
+LUCI_PKGARCH:=all
+PKG_LICENSE:=Apache-2.0
+PKG_MAINTAINER:=luci-app-reterm developers
+
+ifneq ($(TOPDIR),)
+
+PKG_VERSION:=$(RETERM_VERSION)
+PKG_RELEASE:=1
+
+include $(TOPDIR)/rules.mk
+include ../../luci.mk
+
+# call BuildPackage - OpenWrt buildroot signature
+
+else
+
+LAB_SCENARIOS ?= baseline
+OUT ?= dist
+
+.PHONY: test lab ipk deps clean
+
+test:
+	tests/run.sh
+
+deps:
+	tests/deps.sh
+
+lab: deps
+	tests/lab/vm.sh $(LAB_SCENARIOS); rc=$$?; \
+	python3 tests/lab/table.py tests/lab/out/results.json; exit $$rc
+
+ipk:
+	tools/mkipk.sh $(RETERM_VERSION) $(OUT)
+
+clean:
+	rm -rf $(OUT) tests/lab/out .cache/tier-*.log .cache/vitest.json
+
+endif

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Install what `make test` needs on a Debian 12 machine; second runs reuse it.
+#   Debian: the lab's kernel and tools;  PyPI: virtme-ng in .cache/venv;
+#   npm: the JS test tools (npm ci).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+APT_PKGS="qemu-system-x86 linux-image-amd64 busybox-static haproxy nftables
+iproute2 iperf3 iputils-ping ethtool python3 python3-venv"
+
+missing=""
+for p in $APT_PKGS; do
+	dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "deps: apt-get install$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# busybox-static replaces busybox: virtme-ng needs a static one in the VM.
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+if [ ! -x .cache/venv/bin/vng ]; then
+	echo "deps: virtme-ng into .cache/venv"
+	mkdir -p .cache
+	/usr/bin/python3 -m venv .cache/venv
+	.cache/venv/bin/pip install -q --disable-pip-version-check virtme-ng
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+	echo "deps: npm ci"
+	npm ci --no-audit --no-fund --loglevel=error
+fi

@@ -1,0 +1,1 @@
+"""Lab scenarios: each module exposes run() -> {metric: number}."""

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Boot the Debian kernel under QEMU (software emulation: nested KVM hangs on
+# the CI machines) with the host filesystem as root, run the named scenarios
+# inside, results in tests/lab/out/results.json.
+# usage: tests/lab/vm.sh scenario...
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out="$here/out"
+vng="$top/.cache/venv/bin/vng"
+kernel=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V | tail -n 1)
+[ -n "$kernel" ] || { echo "lab: no Debian kernel in /boot (install linux-image-amd64)" >&2; exit 2; }
+[ -x "$vng" ] || { echo "lab: virtme-ng missing ($vng); run tests/deps.sh" >&2; exit 2; }
+mkdir -p "$out"
+rm -f "$out/results.json"
+PATH="$top/.cache/venv/bin:$PATH" exec "$vng" --run "$kernel" --disable-kvm --cpus 2 --memory 1536M \
+	--rwdir "$out" --cwd "$top" \
+	--exec "/usr/bin/python3 $here/inside.py --out $out $*"

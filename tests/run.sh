@@ -1,0 +1,55 @@
+#!/bin/bash
+# The whole test suite (`make test`): installs what it needs, then runs
+#   js     vitest through the LuCI module loader
+#   ucode  renderer/API tests with mock modules (skipped without ucode)
+#   pkg    the .ipk layout and control fields
+#   lab    the network lab in a VM, checked against tolerances
+# and ends with one line: "total: N passed, N failed, N skipped".
+# TIERS="js ucode" limits the run; LAB_SCENARIOS overrides the lab list.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+TIERS=${TIERS:-"js ucode pkg lab"}
+LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline"}
+mkdir -p .cache
+
+passed=0 failed=0 skipped=0
+# add the counts from a "<tier>: N passed, N failed[, N skipped]" line
+tally() {
+	local line p f s
+	line=$(grep -E "^$1: [0-9]+ passed, [0-9]+ failed" "$2" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "not ok - $1 tier printed no summary"
+		failed=$((failed + 1)); return
+	fi
+	p=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")
+	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	s=$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$line")
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
+}
+
+tests/deps.sh || { echo "total: 0 passed, 1 failed"; exit 1; }
+
+for tier in $TIERS; do
+	log=".cache/tier-$tier.log"
+	echo "=== $tier"
+	case $tier in
+	js)
+		npx vitest run --reporter=default --reporter=json \
+			--outputFile=.cache/vitest.json 2>&1 | tee "$log"
+		node -e 'const r=require("./.cache/vitest.json");
+			console.log(`js: ${r.numPassedTests} passed, ${r.numFailedTests+(r.numRuntimeErrorTestSuites||0)} failed, ${r.numPendingTests+r.numTodoTests} skipped`)' \
+			2>&1 | tee -a "$log" ;;
+	ucode) tests/ucode/run.sh 2>&1 | tee "$log" ;;
+	pkg) tests/pkg/ipk_test.sh 2>&1 | tee "$log" ;;
+	lab)
+		tests/lab/vm.sh $LAB_SCENARIOS 2>&1 | tee "$log"
+		[ -f tests/lab/out/results.json ] && python3 tests/lab/table.py tests/lab/out/results.json
+		python3 tests/lab/checks.py tests/lab/out/results.json $LAB_SCENARIOS 2>&1 | tee -a "$log" ;;
+	*) echo "unknown tier $tier" > "$log" ;;
+	esac
+	tally "$tier" "$log"
+done
+
+echo "total: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
