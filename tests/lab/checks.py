@@ -20,6 +20,34 @@ CHECKS = {
         ("4 download flows into a 1000-packet buffer add >= 100 ms",
          lambda m: m["bloat_added_ms"] >= 100),
     ],
+    "proxy": [
+        ("3ds through reterm >= 90 % of the pc profile on the same link",
+         lambda m: m["3ds_reterm_mbps"] >= 0.9 * m["pc_mbps"]),
+        ("3ds through reterm >= 20x its direct throughput",
+         lambda m: m["3ds_reterm_mbps"] >= 20 * m["3ds_direct_mbps"]),
+        ("3ds download was taken by haproxy",
+         lambda m: m["3ds_reterm_conns"] >= 1),
+        ("unselected cli2 is not proxied",
+         lambda m: m["cli2_proxied_conns"] == 0),
+        ("unselected cli2 gets its direct throughput (+-25 %)",
+         lambda m: _within(m["cli2_mbps"], m["3ds_direct_mbps"], 0.25)),
+        ("IPv6: 3ds through reterm >= 90 % of pc and >= 20x direct",
+         lambda m: m["3ds_reterm_v6_mbps"] >= 0.9 * m["pc_mbps"]
+         and m["3ds_reterm_v6_mbps"] >= 20 * m["3ds_direct_mbps"]
+         and m["3ds_reterm_v6_conns"] >= 1),
+        ("proxied connections reach the server from the router",
+         lambda m: m["proxied_peer_is_router"] == 1),
+        ("fail-open: with haproxy dead a new connection works direct within 1 s",
+         lambda m: m["failopen_direct"] == 1 and m["failopen_ms"] < 1000),
+        ("after the respawn new connections are proxied again",
+         lambda m: m["respawn_proxied"] == 1),
+        ("router and LAN addresses are reachable and never proxied",
+         lambda m: m["lan_proxied_conns"] == 0 and m["lan_ok"] == m["lan_targets"]),
+        ("500 concurrent downloads through reterm complete, none reset",
+         lambda m: m["load_ok"] == 500 and m["load_reset"] == 0
+         and m["load_short"] == 0 and m["load_error"] == 0
+         and m["load_proxied_conns"] >= 500),
+    ],
 }
 
 

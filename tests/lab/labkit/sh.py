@@ -8,7 +8,7 @@ class CommandError(RuntimeError):
 
 
 def _argv(cmd, ns=None):
-    argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
+    argv = shlex.split(cmd) if isinstance(cmd, str) else [str(a) for a in cmd]
     if ns:
         argv = ["ip", "netns", "exec", ns] + argv
     return argv

@@ -1,0 +1,187 @@
+#!/bin/sh
+# reterm apply: rendered files -> firewall4 includes, policy routing, sysctl.
+#
+#   apply.sh check   validate the rendered files (apply.env, haproxy -c)
+#   apply.sh start   check, then install the nft includes (fw4 check + reload,
+#                    rolled back on failure), ip rule/route, sysctl
+#   apply.sh stop    remove all of it
+#
+# OpenWrt-independent on purpose: the lab runs this file unchanged with
+# other paths.  haproxy itself is started by the caller (procd on OpenWrt).
+#
+# Environment (defaults are the router's paths):
+#   RETERM_RUN      rendered files, written by `render`   (/var/etc/reterm)
+#   RETERM_NFT_DIR  firewall4 auto-include directory       (/usr/share/nftables.d)
+#   RETERM_FW       firewall4 command, called as `$RETERM_FW -q check|reload` (fw4)
+#   RETERM_HAPROXY  haproxy binary                         (haproxy)
+#
+# The includes in RETERM_NFT_DIR are symlinks into RETERM_RUN/active, which
+# lives in RAM on a router: after a reboot they dangle and firewall4 skips
+# them, so no rule outlives the service, even after a power cut.
+
+RUN=${RETERM_RUN:-/var/etc/reterm}
+NFT_DIR=${RETERM_NFT_DIR:-/usr/share/nftables.d}
+FW=${RETERM_FW:-fw4}
+HAPROXY=${RETERM_HAPROXY:-haproxy}
+INCLUDES="ruleset-pre/reterm.nft table-pre/reterm.nft chain-pre/mangle_prerouting/reterm.nft chain-pre/input/reterm.nft"
+RULE_PREF=90
+SYSCTL_KEYS="net.ipv4.tcp_rmem net.ipv4.tcp_wmem"
+
+log() { echo "reterm: $*" >&2; command -v logger >/dev/null && logger -t reterm "$*"; return 0; }
+die() { log "$*"; exit 1; }
+
+# apply.env holds plain assignments; accept nothing else before sourcing it,
+# then check every value against its grammar again.
+load_env() {
+	local env="${1:-$RUN/apply.env}"
+	[ -r "$env" ] || die "missing $env (nothing rendered?)"
+	if grep -v -E "^(#.*|RETERM_[A-Z0-9_]+=('[A-Za-z0-9._:-]*'|[A-Za-z0-9._:-]*))\$" "$env" | grep -q .; then
+		die "refusing $env: unexpected content"
+	fi
+	. "$env"
+	case "${RETERM_PORT:-}" in ''|*[!0-9]*) die "bad RETERM_PORT" ;; esac
+	[ "$RETERM_PORT" -ge 1 ] && [ "$RETERM_PORT" -le 65535 ] || die "bad RETERM_PORT"
+	case "${RETERM_MARK:-}" in 0x*) ;; *) die "bad RETERM_MARK" ;; esac
+	case "${RETERM_MARK#0x}" in ''|*[!0-9a-fA-F]*) die "bad RETERM_MARK" ;; esac
+	case "${RETERM_MASK:-}" in 0x*) ;; *) die "bad RETERM_MASK" ;; esac
+	case "${RETERM_MASK#0x}" in ''|*[!0-9a-fA-F]*) die "bad RETERM_MASK" ;; esac
+	case "${RETERM_TABLE:-}" in ''|*[!0-9]*) die "bad RETERM_TABLE" ;; esac
+	case "${RETERM_IPV6:-}" in 0|1) ;; *) die "bad RETERM_IPV6" ;; esac
+}
+
+check() {
+	load_env
+	for f in $INCLUDES; do
+		[ -r "$RUN/nftables.d/$f" ] || die "missing rendered $f"
+	done
+	"$HAPROXY" -c -q -f "$RUN/haproxy.cfg" >/dev/null 2>&1 ||
+		die "haproxy rejects $RUN/haproxy.cfg: $("$HAPROXY" -c -f "$RUN/haproxy.cfg" 2>&1 | tail -n 3)"
+}
+
+# Copy dir $1 to $2 (both may be missing).
+snapshot() {
+	rm -rf "$2"
+	[ -d "$1" ] && cp -a "$1" "$2"
+	return 0
+}
+
+link_includes() {
+	for f in $INCLUDES; do
+		mkdir -p "$NFT_DIR/${f%/*}"
+		ln -sfn "$RUN/active/$f" "$NFT_DIR/$f"
+	done
+}
+
+unlink_includes() {
+	for f in $INCLUDES; do
+		rm -f "$NFT_DIR/$f"
+	done
+}
+
+# Only reload the firewall when what it includes changed.
+includes_current() {
+	for f in $INCLUDES; do
+		[ -L "$NFT_DIR/$f" ] && cmp -s "$RUN/nftables.d/$f" "$RUN/active/$f" || return 1
+	done
+}
+
+fw_reload() {
+	"$FW" -q reload >/dev/null 2>&1 && return 0
+	log "firewall reload failed"
+	return 1
+}
+
+install_includes() {
+	if includes_current; then
+		log "firewall includes unchanged"
+		return 0
+	fi
+	snapshot "$RUN/active" "$RUN/active.prev"
+	snapshot "$RUN/nftables.d" "$RUN/active"
+	link_includes
+	if ! "$FW" -q check >/dev/null 2>&1; then
+		rollback_includes
+		die "firewall check failed with the new rules; previous rules kept"
+	fi
+	if ! fw_reload; then
+		rollback_includes
+		fw_reload
+		die "firewall reload failed; previous rules restored"
+	fi
+	rm -rf "$RUN/active.prev"
+	log "firewall includes installed"
+}
+
+rollback_includes() {
+	if [ -d "$RUN/active.prev" ]; then
+		snapshot "$RUN/active.prev" "$RUN/active"
+	else
+		unlink_includes
+		rm -rf "$RUN/active"
+	fi
+	rm -rf "$RUN/active.prev"
+}
+
+routes() {  # routes add|del
+	local fams="4 6"
+	[ "$1" = add ] && [ "$RETERM_IPV6" != 1 ] && fams=4
+	for fam in $fams; do
+		local any=0.0.0.0/0
+		[ "$fam" = 6 ] && any=::/0
+		while ip -$fam rule del pref $RULE_PREF 2>/dev/null; do :; done
+		ip -$fam route flush table "$RETERM_TABLE" 2>/dev/null
+		[ "$1" = add ] || continue
+		ip -$fam rule add pref $RULE_PREF fwmark "$RETERM_MARK/$RETERM_MASK" \
+			lookup "$RETERM_TABLE" || die "ip -$fam rule add failed"
+		ip -$fam route replace local "$any" dev lo table "$RETERM_TABLE" ||
+			die "ip -$fam route add failed"
+	done
+}
+
+sysctl_apply() {
+	if [ ! -f "$RUN/sysctl.saved" ]; then
+		for k in $SYSCTL_KEYS; do
+			echo "$k = $(sysctl -n "$k" | tr -s '\t ' '  ')"
+		done > "$RUN/sysctl.saved.tmp" && mv "$RUN/sysctl.saved.tmp" "$RUN/sysctl.saved"
+	fi
+	sysctl -q -p "$RUN/sysctl.conf" >/dev/null || log "sysctl apply failed"
+}
+
+sysctl_restore() {
+	[ -f "$RUN/sysctl.saved" ] || return 0
+	sysctl -q -p "$RUN/sysctl.saved" >/dev/null || log "sysctl restore failed"
+	rm -f "$RUN/sysctl.saved"
+}
+
+start() {
+	check
+	install_includes
+	routes add
+	cp "$RUN/apply.env" "$RUN/applied.env"
+	sysctl_apply
+}
+
+stop() {
+	local changed=0
+	for f in $INCLUDES; do
+		[ -L "$NFT_DIR/$f" ] || [ -e "$NFT_DIR/$f" ] && changed=1
+	done
+	unlink_includes
+	rm -rf "$RUN/active" "$RUN/active.prev"
+	[ "$changed" = 1 ] && fw_reload
+	# Undo the routing that start set up, with the values it used.
+	if [ -r "$RUN/applied.env" ] && (load_env "$RUN/applied.env") 2>/dev/null; then
+		load_env "$RUN/applied.env"
+		routes del
+		rm -f "$RUN/applied.env"
+	fi
+	sysctl_restore
+	return 0
+}
+
+case "${1:-}" in
+	check) check ;;
+	start) start ;;
+	stop) stop ;;
+	*) echo "usage: $0 check|start|stop" >&2; exit 2 ;;
+esac
