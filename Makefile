@@ -29,7 +29,7 @@ include ../../luci.mk
 
 else
 
-LAB_SCENARIOS ?= baseline
+LAB_SCENARIOS ?= baseline proxy
 OUT ?= dist
 
 .PHONY: test lab ipk deps clean

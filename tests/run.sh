@@ -2,6 +2,7 @@
 # The whole test suite (`make test`): installs what it needs, then runs
 #   js     vitest through the LuCI module loader
 #   ucode  renderer/API tests with mock modules (skipped without ucode)
+#   sh     apply.sh against recording stand-ins for fw4, haproxy, ip, sysctl
 #   pkg    the .ipk layout and control fields
 #   lab    the network lab in a VM, checked against tolerances
 # and ends with one line: "total: N passed, N failed, N skipped".
@@ -9,8 +10,8 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-TIERS=${TIERS:-"js ucode pkg lab"}
-LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline"}
+TIERS=${TIERS:-"js ucode sh pkg lab"}
+LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy"}
 mkdir -p .cache
 
 passed=0 failed=0 skipped=0
@@ -41,6 +42,7 @@ for tier in $TIERS; do
 			console.log(`js: ${r.numPassedTests} passed, ${r.numFailedTests+(r.numRuntimeErrorTestSuites||0)} failed, ${r.numPendingTests+r.numTodoTests} skipped`)' \
 			2>&1 | tee -a "$log" ;;
 	ucode) tests/ucode/run.sh 2>&1 | tee "$log" ;;
+	sh) tests/sh/apply_test.sh 2>&1 | tee "$log" ;;
 	pkg) tests/pkg/ipk_test.sh 2>&1 | tee "$log" ;;
 	lab)
 		tests/lab/vm.sh $LAB_SCENARIOS 2>&1 | tee "$log"

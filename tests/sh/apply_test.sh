@@ -1,0 +1,136 @@
+#!/bin/bash
+# apply.sh orchestration against recording stand-ins for fw4, haproxy, ip and
+# sysctl: what it installs, when it reloads the firewall, how it rolls back.
+# (The lab runs the same script against the real tools.)
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+APPLY="$top/root/usr/libexec/reterm/apply.sh"
+FIXTURE="$top/tests/fixtures/lab/expected"
+passed=0 failed=0
+
+ok() {  # ok <name> <command...>
+	local name=$1; shift
+	if "$@"; then echo "ok - $name"; passed=$((passed + 1))
+	else echo "not ok - $name"; failed=$((failed + 1)); fi
+}
+
+setup() {
+	T=$(mktemp -d)
+	mkdir -p "$T/bin" "$T/run" "$T/nft"
+	cp -r "$FIXTURE/." "$T/run/"
+	cat > "$T/bin/fw4" <<'S'
+#!/bin/sh
+echo "fw4 $*" >> "$LOG"
+[ "$2" = check ] && [ -n "${FAIL_CHECK:-}" ] && exit 1
+[ "$2" = reload ] && [ -n "${FAIL_RELOAD:-}" ] && [ ! -e "$LOG.reloaded-once" ] && { touch "$LOG.reloaded-once"; exit 1; }
+exit 0
+S
+	cat > "$T/bin/haproxy" <<'S'
+#!/bin/sh
+echo "haproxy $*" >> "$LOG"
+[ -n "${FAIL_HAPROXY:-}" ] && { echo "[ALERT] bad config" >&2; exit 1; }
+exit 0
+S
+	cat > "$T/bin/ip" <<'S'
+#!/bin/sh
+echo "ip $*" >> "$LOG"
+case "$*" in *"rule del"*) [ -e "$LOG.rule$1" ] && { rm -f "$LOG.rule$1"; exit 0; }; exit 2 ;; *"rule add"*) touch "$LOG.rule$1" ;; esac
+exit 0
+S
+	cat > "$T/bin/sysctl" <<'S'
+#!/bin/sh
+echo "sysctl $*" >> "$LOG"
+[ "$1" = -n ] && printf '4096\t131072\t6291456\n'
+exit 0
+S
+	printf '#!/bin/sh\nexit 0\n' > "$T/bin/logger"
+	chmod +x "$T/bin/"*
+	export PATH="$T/bin:$PATH" LOG="$T/log" RETERM_RUN="$T/run" RETERM_NFT_DIR="$T/nft" RETERM_FW=fw4 RETERM_HAPROXY=haproxy
+	unset FAIL_CHECK FAIL_RELOAD FAIL_HAPROXY
+	: > "$LOG"
+}
+teardown() { rm -rf "$T"; }
+count() { grep -c -- "$1" "$LOG"; }
+
+# start installs all four includes as symlinks into run/active, reloads once
+setup
+sh "$APPLY" start 2>/dev/null
+ok "start exits 0" test $? -eq 0
+ok "start links every include into run/active" bash -c '
+	for f in ruleset-pre table-pre chain-pre/mangle_prerouting chain-pre/input; do
+		[ "$(readlink "$RETERM_NFT_DIR/$f/reterm.nft")" = "$RETERM_RUN/active/$f/reterm.nft" ] || exit 1
+		cmp -s "$RETERM_RUN/active/$f/reterm.nft" "$RETERM_RUN/nftables.d/$f/reterm.nft" || exit 1
+	done'
+ok "start checks before it reloads" bash -c "grep -n 'fw4' \"\$LOG\" | head -2 | tr '\n' ' ' | grep -q 'check.*reload'"
+ok "start adds v4 and v6 fwmark rules and local routes" bash -c '
+	grep -q "ip -4 rule add pref 90 fwmark 0x10000000/0x10000000 lookup 100" "$LOG" &&
+	grep -q "ip -6 rule add pref 90 fwmark 0x10000000/0x10000000 lookup 100" "$LOG" &&
+	grep -q "ip -4 route replace local 0.0.0.0/0 dev lo table 100" "$LOG" &&
+	grep -q "ip -6 route replace local ::/0 dev lo table 100" "$LOG"'
+ok "start saves the previous sysctl values and applies ours" bash -c '
+	grep -q "tcp_rmem = 4096 131072 6291456" "$RETERM_RUN/sysctl.saved" &&
+	grep -q "sysctl -q -p $RETERM_RUN/sysctl.conf" "$LOG"'
+
+# a second start with the same render does not reload the firewall
+: > "$LOG"
+sh "$APPLY" start 2>/dev/null
+ok "unchanged includes: no firewall reload" test "$(count 'fw4 -q reload')" -eq 0
+ok "unchanged includes: routes still ensured" test "$(count 'rule add')" -eq 2
+
+# a changed render whose check fails leaves the previous rules in place
+echo "# changed" >> "$RETERM_RUN/nftables.d/table-pre/reterm.nft"
+: > "$LOG"
+FAIL_CHECK=1 sh "$APPLY" start 2>/dev/null
+ok "failed check: start exits non-zero" test $? -ne 0
+ok "failed check: no reload" test "$(count 'fw4 -q reload')" -eq 0
+ok "failed check: active rules are the previous ones" bash -c '! grep -q "# changed" "$RETERM_RUN/active/table-pre/reterm.nft"'
+ok "failed check: includes still linked" test -L "$RETERM_NFT_DIR/table-pre/reterm.nft"
+
+# a failing reload is rolled back and reloaded with the previous rules
+: > "$LOG"
+FAIL_RELOAD=1 sh "$APPLY" start 2>/dev/null
+ok "failed reload: start exits non-zero" test $? -ne 0
+ok "failed reload: reloaded again with the previous rules" bash -c '
+	[ "$(grep -c "fw4 -q reload" "$LOG")" -eq 2 ] && ! grep -q "# changed" "$RETERM_RUN/active/table-pre/reterm.nft"'
+
+# stop removes everything it added
+: > "$LOG"
+sh "$APPLY" stop 2>/dev/null
+ok "stop exits 0" test $? -eq 0
+ok "stop removes the includes and run/active" bash -c '
+	! ls "$RETERM_NFT_DIR"/*/reterm.nft "$RETERM_NFT_DIR"/chain-pre/*/reterm.nft 2>/dev/null | grep -q . &&
+	[ ! -e "$RETERM_RUN/active" ]'
+ok "stop reloads the firewall once" test "$(count 'fw4 -q reload')" -eq 1
+ok "stop deletes the fwmark rules and flushes the table" bash -c '
+	grep -q "ip -4 rule del pref 90" "$LOG" && grep -q "ip -6 rule del pref 90" "$LOG" &&
+	grep -q "ip -4 route flush table 100" "$LOG"'
+ok "stop restores sysctl" bash -c '
+	grep -q "sysctl -q -p $RETERM_RUN/sysctl.saved" "$LOG" && [ ! -e "$RETERM_RUN/sysctl.saved" ]'
+: > "$LOG"
+sh "$APPLY" stop 2>/dev/null
+ok "stop when stopped: no firewall reload" test "$(count 'fw4 -q reload')" -eq 0
+teardown
+
+# haproxy rejecting the config: nothing is touched
+setup
+FAIL_HAPROXY=1 sh "$APPLY" start 2>"$T/err"
+ok "haproxy -c failure: exits non-zero" test $? -ne 0
+ok "haproxy -c failure: says why" grep -q "haproxy rejects" "$T/err"
+ok "haproxy -c failure: no firewall, route or sysctl call" test "$(grep -c -E '^(fw4|ip|sysctl)' "$LOG")" -eq 0
+teardown
+
+# apply.env with anything but plain assignments is refused before sourcing
+setup
+echo 'RETERM_PORT=1; touch /tmp/reterm-pwned' >> "$RETERM_RUN/apply.env"
+sh "$APPLY" start 2>"$T/err"
+ok "injected apply.env: refused" bash -c "grep -q 'unexpected content' '$T/err' && [ ! -e /tmp/reterm-pwned ]"
+ok "injected apply.env: nothing applied" test "$(grep -c -E '^(fw4|ip|sysctl|haproxy)' "$LOG")" -eq 0
+teardown
+setup
+sed -i "s/^RETERM_MARK=.*/RETERM_MARK='0xZZ'/" "$RETERM_RUN/apply.env"
+sh "$APPLY" start 2>"$T/err"
+ok "bad mark in apply.env: refused" grep -q "bad RETERM_MARK" "$T/err"
+teardown
+
+echo "sh: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
