@@ -48,6 +48,14 @@ CHECKS = {
          and m["load_short"] == 0 and m["load_error"] == 0
          and m["load_proxied_conns"] >= 500),
     ],
+    "proxy-web": [
+        ("ports web: 80 and 443 are re-terminated (IPv4 and IPv6)",
+         lambda m: all(m["%s_%d_proxied" % (f, p)] == 1 and m["%s_%d_status" % (f, p)] == 200
+                       for f in ("v4", "v6") for p in (80, 443))),
+        ("ports web: other ports go direct (IPv4 and IPv6)",
+         lambda m: all(m["%s_8080_direct" % f] == 1 and m["%s_8080_status" % f] == 200
+                       for f in ("v4", "v6"))),
+    ],
 }
 
 

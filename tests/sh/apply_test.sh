@@ -40,12 +40,13 @@ S
 	cat > "$T/bin/sysctl" <<'S'
 #!/bin/sh
 echo "sysctl $*" >> "$LOG"
-[ "$1" = -n ] && printf '4096\t131072\t6291456\n'
+[ "$1" = -n ] && printf '4096\t131072\t%s\n' "${CUR_MAX:-1048576}"
 exit 0
 S
 	printf '#!/bin/sh\nexit 0\n' > "$T/bin/logger"
 	chmod +x "$T/bin/"*
-	export PATH="$T/bin:$PATH" LOG="$T/log" RETERM_RUN="$T/run" RETERM_NFT_DIR="$T/nft" RETERM_FW=fw4 RETERM_HAPROXY=haproxy
+	mkdir -p "$T/brnf"
+	export PATH="$T/bin:$PATH" LOG="$T/log" RETERM_RUN="$T/run" RETERM_NFT_DIR="$T/nft" RETERM_FW=fw4 RETERM_HAPROXY=haproxy RETERM_BRNF="$T/brnf"
 	unset FAIL_CHECK FAIL_RELOAD FAIL_HAPROXY
 	: > "$LOG"
 }
@@ -67,9 +68,10 @@ ok "start adds v4 and v6 fwmark rules and local routes" bash -c '
 	grep -q "ip -6 rule add pref 90 fwmark 0x10000000/0x10000000 lookup 100" "$LOG" &&
 	grep -q "ip -4 route replace local 0.0.0.0/0 dev lo table 100" "$LOG" &&
 	grep -q "ip -6 route replace local ::/0 dev lo table 100" "$LOG"'
-ok "start saves the previous sysctl values and applies ours" bash -c '
-	grep -q "tcp_rmem = 4096 131072 6291456" "$RETERM_RUN/sysctl.saved" &&
-	grep -q "sysctl -q -p $RETERM_RUN/sysctl.conf" "$LOG"'
+ok "start saves the previous sysctl values and raises the maxima" bash -c '
+	grep -q "tcp_rmem = 4096 131072 1048576" "$RETERM_RUN/sysctl.saved" &&
+	grep -q "sysctl -q -w net.ipv4.tcp_rmem=4096 131072 4194304" "$LOG" &&
+	grep -q "sysctl -q -w net.ipv4.tcp_wmem=4096 16384 4194304" "$LOG"'
 
 # a second start with the same render does not reload the firewall
 : > "$LOG"
@@ -109,6 +111,20 @@ ok "stop restores sysctl" bash -c '
 : > "$LOG"
 sh "$APPLY" stop 2>/dev/null
 ok "stop when stopped: no firewall reload" test "$(count 'fw4 -q reload')" -eq 0
+teardown
+
+# a kernel whose maxima are already larger keeps them
+setup
+CUR_MAX=6291456 sh "$APPLY" start 2>/dev/null
+ok "larger kernel maxima are never lowered" test "$(count 'sysctl -q -w')" -eq 0
+teardown
+
+# br_netfilter on: refuse (it would fail closed), touch nothing
+setup
+echo 1 > "$T/brnf/bridge-nf-call-iptables"
+sh "$APPLY" start 2>"$T/err"
+ok "br_netfilter active: refused with a reason" bash -c "grep -q 'br_netfilter is active' '$T/err'"
+ok "br_netfilter active: nothing applied" test "$(grep -c -E '^(fw4|ip|sysctl)' "$LOG")" -eq 0
 teardown
 
 # haproxy rejecting the config: nothing is touched

@@ -14,6 +14,7 @@
 #   RETERM_NFT_DIR  firewall4 auto-include directory       (/usr/share/nftables.d)
 #   RETERM_FW       firewall4 command, called as `$RETERM_FW -q check|reload` (fw4)
 #   RETERM_HAPROXY  haproxy binary                         (haproxy)
+#   RETERM_BRNF     bridge netfilter sysctls               (/proc/sys/net/bridge)
 #
 # The includes in RETERM_NFT_DIR are symlinks into RETERM_RUN/active, which
 # lives in RAM on a router: after a reboot they dangle and firewall4 skips
@@ -23,6 +24,7 @@ RUN=${RETERM_RUN:-/var/etc/reterm}
 NFT_DIR=${RETERM_NFT_DIR:-/usr/share/nftables.d}
 FW=${RETERM_FW:-fw4}
 HAPROXY=${RETERM_HAPROXY:-haproxy}
+BRNF=${RETERM_BRNF:-/proc/sys/net/bridge}
 INCLUDES="ruleset-pre/reterm.nft table-pre/reterm.nft chain-pre/mangle_prerouting/reterm.nft chain-pre/input/reterm.nft"
 RULE_PREF=90
 SYSCTL_KEYS="net.ipv4.tcp_rmem net.ipv4.tcp_wmem"
@@ -51,6 +53,12 @@ load_env() {
 
 check() {
 	load_env
+	# With br_netfilter on, bridged LAN frames also traverse the IP hooks and
+	# diverted SYNs are answered with RST: that would fail closed, not open.
+	for k in bridge-nf-call-iptables bridge-nf-call-ip6tables; do
+		[ "$(cat "$BRNF/$k" 2>/dev/null)" = 1 ] &&
+			die "br_netfilter is active ($k = 1); re-termination would break connections, not applied"
+	done
 	for f in $INCLUDES; do
 		[ -r "$RUN/nftables.d/$f" ] || die "missing rendered $f"
 	done
@@ -138,13 +146,22 @@ routes() {  # routes add|del
 	done
 }
 
+# Raise the TCP buffer maxima for the proxy's long leg, never lower them:
+# sysctl.conf lines are "key = min default max".
 sysctl_apply() {
 	if [ ! -f "$RUN/sysctl.saved" ]; then
 		for k in $SYSCTL_KEYS; do
 			echo "$k = $(sysctl -n "$k" | tr -s '\t ' '  ')"
 		done > "$RUN/sysctl.saved.tmp" && mv "$RUN/sysctl.saved.tmp" "$RUN/sysctl.saved"
 	fi
-	sysctl -q -p "$RUN/sysctl.conf" >/dev/null || log "sysctl apply failed"
+	local key eq min def max cur
+	while read -r key eq min def max; do
+		case "$key" in net.ipv4.tcp_rmem|net.ipv4.tcp_wmem) ;; *) continue ;; esac
+		case "$min$def$max" in ''|*[!0-9]*) log "bad sysctl line for $key"; continue ;; esac
+		cur=$(grep "^$key = " "$RUN/sysctl.saved" | awk '{ print $5 }')
+		[ -n "$cur" ] && [ "$cur" -ge "$max" ] && continue
+		sysctl -q -w "$key=$min $def $max" >/dev/null || log "sysctl $key failed"
+	done < "$RUN/sysctl.conf"
 }
 
 sysctl_restore() {

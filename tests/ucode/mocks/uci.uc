@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Mock of ucode's "uci" module for tests: found before the real module via
+// "ucode -L tests/ucode/mocks".  cursor(confdir) reads UCI text files from
+// confdir (default /etc/config) with a small parser of the UCI syntax:
+//
+//   config <type> ['<name>']
+//   option <name> '<value>'
+//   list <name> '<value>'
+//
+// Values may be bare words, 'single quoted' (no escapes), "double quoted"
+// (backslash escapes) or adjacent concatenations of those; quoted values
+// may span lines (as in libuci).  "#" starts a comment outside quotes.
+// Only the read API used by reterm is provided: get, get_all, foreach.
+
+'use strict';
+
+import { readfile } from 'fs';
+
+let last_error = null;
+
+function ident_ok(s) {
+	return match(s, /^[A-Za-z0-9_-]+$/) != null && index(s, '\n') < 0;
+}
+
+function djb2(str) {
+	let h = 5381;
+
+	for (let i = 0; i < length(str); i++)
+		h = ((h << 5) + h + ord(str, i)) & 0xffffffff;
+
+	return h;
+}
+
+// Split one file into statements: arrays of tokens, one per logical line.
+function tokenize(text, file) {
+	let stmts = [], toks = [], cur = null, i = 0, n = length(text), line = 1;
+
+	function flush_tok() {
+		if (cur != null)
+			push(toks, cur);
+		cur = null;
+	}
+
+	function flush_stmt() {
+		flush_tok();
+		if (length(toks))
+			push(stmts, { line, toks });
+		toks = [];
+	}
+
+	while (i < n) {
+		let c = substr(text, i, 1);
+
+		if (c == '\n') {
+			flush_stmt();
+			line++;
+			i++;
+		}
+		else if (c == ' ' || c == '\t' || c == '\r') {
+			flush_tok();
+			i++;
+		}
+		else if (c == '#' && cur == null) {
+			while (i < n && substr(text, i, 1) != '\n')
+				i++;
+		}
+		else if (c == "'") {
+			let j = index(substr(text, i + 1), "'");
+
+			if (j < 0)
+				die(`${file}:${line}: unterminated '`);
+
+			let s = substr(text, i + 1, j);
+			cur = (cur ?? '') + s;
+			line += length(split(s, '\n')) - 1;
+			i += j + 2;
+		}
+		else if (c == '"') {
+			let s = '';
+
+			i++;
+
+			while (true) {
+				if (i >= n)
+					die(`${file}:${line}: unterminated "`);
+
+				let d = substr(text, i, 1);
+
+				if (d == '"')
+					break;
+
+				if (d == '\\' && i + 1 < n) {
+					i++;
+					d = substr(text, i, 1);
+				}
+
+				if (d == '\n')
+					line++;
+
+				s += d;
+				i++;
+			}
+
+			cur = (cur ?? '') + s;
+			i++;
+		}
+		else if (c == '\\' && i + 1 < n) {
+			cur = (cur ?? '') + substr(text, i + 1, 1);
+			i += 2;
+		}
+		else {
+			cur = (cur ?? '') + c;
+			i++;
+		}
+	}
+
+	flush_stmt();
+
+	return stmts;
+}
+
+function parse(text, file) {
+	let sections = [], byname = {}, sec = null;
+
+	for (let st in tokenize(text, file)) {
+		let t = st.toks, where = `${file}:${st.line}`;
+
+		switch (t[0]) {
+		case 'package':
+			break;
+
+		case 'config':
+			if (length(t) < 2 || length(t) > 3 || !ident_ok(t[1]))
+				die(`${where}: bad config line`);
+
+			if (length(t) == 3) {
+				if (!ident_ok(t[2]))
+					die(`${where}: bad section name`);
+
+				sec = byname[t[2]];
+
+				if (sec) {
+					sec['.type'] = t[1];
+					break;
+				}
+
+				sec = { '.anonymous': false, '.type': t[1], '.name': t[2] };
+			}
+			else {
+				// libuci: "cfg" + section counter (1-based, 2 hex digits) +
+				// djb2 hash of the type (low 16 bits)
+				sec = { '.anonymous': true, '.type': t[1],
+				        '.name': sprintf('cfg%02x%04x', (length(sections) + 1) & 0xff, djb2(t[1]) & 0xffff) };
+			}
+
+			sec['.index'] = length(sections);
+			byname[sec['.name']] = sec;
+			push(sections, sec);
+			break;
+
+		case 'option':
+		case 'list':
+			if (!sec || length(t) != 3 || !ident_ok(t[1]) || substr(t[1], 0, 1) == '.')
+				die(`${where}: bad ${t[0]} line`);
+
+			// like libuci: an empty option value is ignored entirely
+			if (t[0] == 'option') {
+				if (t[2] != '')
+					sec[t[1]] = t[2];
+			}
+			else if (type(sec[t[1]]) == 'array')
+				push(sec[t[1]], t[2]);
+			else
+				sec[t[1]] = (sec[t[1]] != null) ? [ sec[t[1]], t[2] ] : [ t[2] ];
+
+			break;
+
+		default:
+			die(`${where}: unknown keyword ${t[0]}`);
+		}
+	}
+
+	return sections;
+}
+
+function copy(sec) {
+	let o = {};
+
+	for (let k, v in sec)
+		o[k] = (type(v) == 'array') ? [ ...v ] : v;
+
+	return o;
+}
+
+export function cursor(confdir, savedir) {
+	let dir = confdir ?? '/etc/config', cache = {};
+
+	function pkg(conf) {
+		if (!exists(cache, conf)) {
+			let text = ident_ok(conf) ? readfile(`${dir}/${conf}`) : null;
+			cache[conf] = (text != null) ? parse(text, `${dir}/${conf}`) : null;
+		}
+
+		if (cache[conf] == null)
+			last_error = 'Entry not found';
+
+		return cache[conf];
+	}
+
+	function find(conf, name) {
+		for (let s in pkg(conf) ?? [])
+			if (s['.name'] == name)
+				return s;
+
+		last_error = 'Entry not found';
+		return null;
+	}
+
+	return {
+		load: (conf) => pkg(conf) != null,
+		unload: (conf) => { delete cache[conf]; return true; },
+
+		get: (conf, name, opt) => {
+			let s = find(conf, name);
+
+			if (!s)
+				return null;
+
+			if (opt == null)
+				return s['.type'];
+
+			let v = s[opt];
+			return (type(v) == 'array') ? [ ...v ] : v;
+		},
+
+		get_all: (conf, name) => {
+			if (name == null) {
+				let all = {};
+				for (let s in pkg(conf) ?? [])
+					all[s['.name']] = copy(s);
+				return pkg(conf) ? all : null;
+			}
+
+			let s = find(conf, name);
+			return s ? copy(s) : null;
+		},
+
+		foreach: (conf, typ, cb) => {
+			let any = false;
+
+			for (let s in pkg(conf) ?? []) {
+				if (typ != null && s['.type'] != typ)
+					continue;
+
+				any = true;
+
+				if (cb(copy(s)) === false)
+					break;
+			}
+
+			return any;
+		},
+
+		error: () => last_error
+	};
+}
+
+export function error() {
+	return last_error;
+}
