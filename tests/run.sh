@@ -11,7 +11,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 TIERS=${TIERS:-"js ucode sh pkg lab"}
-LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy"}
+LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web"}
 mkdir -p .cache
 
 passed=0 failed=0 skipped=0
