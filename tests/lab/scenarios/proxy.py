@@ -53,6 +53,7 @@ def run():
         topo.set_profile("cli", "3ds")
         res["3ds_direct_mbps"] = measure.iperf_download("cli", topo.SRV4, seconds=6)
 
+        res["lan_rtt_ms"] = measure.ping_median("cli", topo.LAN4, count=10)
         res["rendered"] = 1 if router.render() == "rendered" else 0
         router.start_haproxy()
         router.apply("start")
