@@ -1,13 +1,14 @@
 #!/bin/sh
 # Install what `make test` needs on a Debian 12 machine; second runs reuse it.
 #   Debian: the lab's kernel and tools;  PyPI: virtme-ng in .cache/venv;
-#   npm: the JS test tools (npm ci).
+#   npm: the JS test tools (npm ci); chromium for the browser checks
+#   (Debian's, driven by playwright-core: no browser download).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 APT_PKGS="qemu-system-x86 linux-image-amd64 busybox-static haproxy nftables
-iproute2 iperf3 iputils-ping ethtool python3 python3-venv"
+iproute2 iperf3 iputils-ping ethtool python3 python3-venv chromium"
 
 missing=""
 for p in $APT_PKGS; do

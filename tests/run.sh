@@ -1,6 +1,7 @@
 #!/bin/bash
 # The whole test suite (`make test`): installs what it needs, then runs
 #   js     vitest through the LuCI module loader
+#   browser  graphs rendered in real Chromium, redraw benchmark
 #   ucode  renderer/API tests with mock modules (skipped without ucode)
 #   sh     apply.sh against recording stand-ins for fw4, haproxy, ip, sysctl
 #   pkg    the .ipk layout and control fields
@@ -10,7 +11,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-TIERS=${TIERS:-"js ucode sh pkg lab"}
+TIERS=${TIERS:-"js browser ucode sh pkg lab"}
 LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web"}
 mkdir -p .cache
 
@@ -41,6 +42,7 @@ for tier in $TIERS; do
 		node -e 'const r=require("./.cache/vitest.json");
 			console.log(`js: ${r.numPassedTests} passed, ${r.numFailedTests+(r.numRuntimeErrorTestSuites||0)} failed, ${r.numPendingTests+r.numTodoTests} skipped`)' \
 			2>&1 | tee -a "$log" ;;
+	browser) node tests/browser/graph.browser.mjs 2>&1 | tee "$log" ;;
 	ucode) tests/ucode/run.sh 2>&1 | tee "$log" ;;
 	sh) tests/sh/apply_test.sh 2>&1 | tee "$log" ;;
 	pkg) tests/pkg/ipk_test.sh 2>&1 | tee "$log" ;;

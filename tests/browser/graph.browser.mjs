@@ -1,0 +1,401 @@
+#!/usr/bin/env node
+/**
+ * Real-Chromium check of the dashboard charts (reterm/graph.js with
+ * grade.js, ring.js, graph.css), no LuCI files:
+ *
+ *   node tests/browser/graph.browser.mjs
+ *
+ * - Serves a page on a routed fake origin (http://reterm.test/): the
+ *   module files from htdocs/, graph.css (linked by graph.js itself via
+ *   L.resource), the harness' baseclass/i18n fakes as ES modules and the
+ *   fixture tests/browser/fixtures/samples-600.json.
+ * - A minimal in-page LuCI-format loader: node reads each module's
+ *   leading directives with the harness' parseDirectives(), the page
+ *   fetches the source and wraps it as luci.js does
+ *   (function(window, document, L, <aliases>)) and instantiates the class.
+ * - Renders latency strip, throughput, CAKE, test phases and CDF from the
+ *   fixture, checks the SVG structure, screenshots light and dark themes
+ *   to tests/browser/out/graph.png and graph-dark.png, and benchmarks the
+ *   redraw of 600 points (median of 30 after warm-up), printing
+ *   "redraw_ms_600 <ms>" and writing tests/browser/out/bench.json.
+ *
+ * Prints "ok - …" / "not ok - …" lines and "browser: N passed, N failed";
+ * exits 1 on failure. Needs /usr/bin/chromium (Debian package chromium)
+ * and playwright-core; CHROMIUM=/path overrides the browser.
+ */
+
+import { chromium } from 'playwright-core';
+import { readFileSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import { join, extname } from 'node:path';
+import { parseDirectives, moduleFile, REPO_ROOT } from '../js/harness/loader.js';
+
+const ORIGIN = 'http://reterm.test';
+const OUT = join(REPO_ROOT, 'tests/browser/out');
+const FIXTURE = join(REPO_ROOT, 'tests/browser/fixtures/samples-600.json');
+const EXECUTABLE = process.env.CHROMIUM || '/usr/bin/chromium';
+const TARGET_MS = 10;
+
+let passed = 0, failed = 0;
+
+function check(name, cond, detail) {
+	if (cond) {
+		passed++;
+		console.log(`ok - ${name}`);
+	}
+	else {
+		failed++;
+		console.log(`not ok - ${name}${detail !== undefined ? ` (${typeof detail === 'string' ? detail : JSON.stringify(detail)})` : ''}`);
+	}
+}
+
+function finish(code) {
+	console.log(`browser: ${passed} passed, ${failed} failed`);
+	process.exit(code !== undefined ? code : (failed ? 1 : 0));
+}
+
+/* the modules to load, dependencies first, with their directives */
+function moduleList(names) {
+	const out = [], seen = new Set();
+	const visit = name => {
+		if (name === 'baseclass' || seen.has(name))
+			return;
+		seen.add(name);
+		const { requires } = parseDirectives(readFileSync(moduleFile(name), 'utf8'));
+		requires.forEach(r => visit(r.name));
+		out.push({ name, requires, url: '/luci-static/resources/' + name.split('.').join('/') + '.js' });
+	};
+	names.forEach(visit);
+	return out;
+}
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>reterm graphs</title>
+<style>
+  /* a stand-in for LuCI bootstrap: font, text and background colours */
+  html { background: #f6f7f9; }
+  body { margin: 0; padding: 16px; font: 13px/1.5 "Liberation Sans", "DejaVu Sans", Arial, sans-serif;
+         color: #404040; background: #f6f7f9; }
+  .cbi-section { background: #fff; border: 1px solid #e2e4e8; border-radius: 4px; padding: 10px 16px 4px;
+                 margin: 0 0 14px; width: 860px; box-sizing: border-box; }
+  h3 { font-size: 14px; margin: 0 0 6px; font-weight: 600; }
+  html[data-darkmode="true"], html[data-darkmode="true"] body { background: #1e1e1e; color: #d4d4d4; }
+  html[data-darkmode="true"] .cbi-section { background: #262626; border-color: #3a3a3a; }
+  .row { display: flex; gap: 14px; width: 860px; }
+  .row .cbi-section { width: auto; flex: 1 1 0; min-width: 0; }
+</style></head>
+<body><div id="dash"></div>
+<script type="module">
+  import { Class } from '/harness/fakes/baseclass.js';
+  import { installFormat, _, N_ } from '/harness/fakes/i18n.js';
+
+  installFormat();
+
+  const L = {
+    env: { resource: '/luci-static/resources' },
+    Class,
+    resource: (...parts) => '/luci-static/resources/' + parts.join('/')
+  };
+  const E = (tag, attrs, children) => {
+    const el = document.createElement(tag);
+    for (const k in (attrs || {})) el.setAttribute(k, attrs[k]);
+    for (const c of [].concat(children || [])) el.append(c);
+    return el;
+  };
+  const cache = { baseclass: Class };
+
+  /* luci.js style: wrap the class file, hand it its requires, instantiate once */
+  window.__load = async (mods) => {
+    for (const m of mods) {
+      const source = await (await fetch(m.url)).text();
+      const outer = new Function('E', '_', 'N_',
+        'return function(window, document, L' + m.requires.map(r => ', ' + r.alias).join('') + ') {\\n' +
+        source + '\\n};\\n//# sourceURL=' + location.origin + m.url);
+      const factory = outer(E, _, N_);
+      const cls = factory.apply(factory, [window, document, L, ...m.requires.map(r => cache[r.name])]);
+      cache[m.name] = new cls();
+    }
+    return Object.keys(cache);
+  };
+  window.__mod = name => cache[name];
+  window.__ready = true;
+</script></body></html>`;
+
+const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
+
+async function route(r) {
+	const url = new URL(r.request().url());
+	let file = null;
+
+	if (url.origin !== ORIGIN)
+		return r.abort();
+
+	if (url.pathname === '/')
+		return r.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: PAGE });
+
+	if (url.pathname.startsWith('/luci-static/resources/'))
+		file = join(REPO_ROOT, 'htdocs', url.pathname);
+	else if (url.pathname.startsWith('/harness/fakes/'))
+		file = join(REPO_ROOT, 'tests/js', url.pathname);
+	else if (url.pathname === '/fixtures/samples-600.json')
+		file = FIXTURE;
+
+	if (!file || file.includes('..') || !existsSync(file))
+		return r.fulfill({ status: 404, body: 'not found' });
+
+	return r.fulfill({ status: 200, contentType: TYPES[extname(file)] || 'application/octet-stream', body: readFileSync(file) });
+}
+
+/* in the page: build the dashboard from the fixture */
+async function render(page) {
+	return page.evaluate(async () => {
+		const graph = window.__mod('reterm.graph'), ringMod = window.__mod('reterm.ring'), grade = window.__mod('reterm.grade');
+		const fx = await (await fetch('/fixtures/samples-600.json')).json();
+		const live = ringMod.create({ step: 1, span: 600 });
+		const merged = live.merge(fx.reply);
+		const range = live.range(), info = live.info;
+		const dash = document.getElementById('dash');
+
+		const section = (title, chart, parent) => {
+			const s = document.createElement('div');
+			s.className = 'cbi-section';
+			s.innerHTML = '<h3></h3>';
+			s.firstChild.textContent = title;
+			s.appendChild(chart.node);
+			(parent || dash).appendChild(s);
+			return chart;
+		};
+
+		const strip = section('Latency under load', graph.latencyStrip({ height: 200 }));
+		strip.update(live.points(), { from: range.from, to: range.to, base: info.base });
+
+		const tput = section('WAN throughput', graph.throughput({ height: 170 }));
+		tput.update(live.points(), { from: range.from, to: range.to, shaper: info.shaper });
+
+		const cake = section('CAKE', graph.cake({ height: 150 }));
+		cake.update(live.points(), { from: range.from, to: range.to });
+
+		const t = fx.test;
+		const phases = section('Guided test', graph.phases({ height: 190 }));
+		phases.update({ phases: t.phases, samples: t.samples, baseline: t.baseline });
+
+		const row = document.createElement('div');
+		row.className = 'row';
+		dash.appendChild(row);
+
+		const series = ['download', 'upload', 'both'].map(name => {
+			const ph = t.phases.find(p => p.name === name);
+			return { name, values: t.samples.filter(s => s.t >= ph.start * 1000 && s.t < ph.end * 1000 && s.rtt !== null)
+				.map(s => Math.max(0, s.rtt - t.baseline)) };
+		});
+		const cdf = section('Latency distribution', graph.cdf({ width: 420, height: 200 }), row);
+		cdf.update(series);
+
+		const empty = section('Empty state', graph.latencyStrip({ width: 420, height: 200 }), row);
+		empty.update([], {});
+
+		window.__charts = { strip, tput, cake, phases, cdf, empty, live };
+
+		const stats = ['download', 'upload', 'both'].map(name => {
+			const ph = t.phases.find(p => p.name === name);
+			return grade.phaseStats(t.samples.filter(s => s.t >= ph.start * 1000 && s.t < ph.end * 1000), t.baseline);
+		});
+
+		return { merged, points: live.points().length, grades: stats.map(s => grade.grade(s.mean)) };
+	});
+}
+
+/* in the page: what the checks need to know about the SVG */
+async function inspect(page) {
+	return page.evaluate(() => {
+		const c = window.__charts;
+		const d = el => (el && el.getAttribute('d')) || '';
+		const css = (el, prop) => getComputedStyle(el).getPropertyValue(prop).trim();
+		const s = c.strip.svg, t = c.tput.svg;
+		const pts = c.live.points();
+
+		return {
+			loaded: !!document.querySelector('link[data-reterm-graph]'),
+			svgRole: [...document.querySelectorAll('svg.reterm-graph-svg')].map(x => [x.getAttribute('role'), x.getAttribute('aria-label')]),
+			medD: d(s.querySelector('path.reterm-s-med')),
+			rangeD: d(s.querySelector('path.reterm-s-range')),
+			bands: [...s.querySelectorAll('rect.reterm-band')].map(r => ({ cls: r.getAttribute('class'), h: +r.getAttribute('height'), fill: css(r, 'fill') })),
+			base: (() => { const l = s.querySelector('line.reterm-s-base'); return { y1: +l.getAttribute('y1'), y2: +l.getAttribute('y2'), display: css(l, 'display'), dash: css(l, 'stroke-dasharray') }; })(),
+			stripRows: c.strip.table.querySelectorAll('tbody tr').length,
+			points: pts.length,
+			latencyPoints: pts.filter(p => p.med !== null).length,
+			rxD: d(t.querySelector('path.reterm-s-rx')),
+			txD: d(t.querySelector('path.reterm-s-tx')),
+			shaper: [...t.querySelectorAll('line.reterm-s-shaper')].map(l => ({ y: +l.getAttribute('y1'), display: css(l, 'display'), dash: css(l, 'stroke-dasharray') })),
+			tputRows: c.tput.table.querySelectorAll('tbody tr').length,
+			medStroke: css(s.querySelector('path.reterm-s-med'), 'stroke'),
+			tableVisible: (() => { const r = c.strip.tableWrap.getBoundingClientRect(); return r.right > 0 && r.left < innerWidth && r.width > 1 && r.height > 1; })(),
+			cakeD: d(c.cake.svg.querySelector('path.reterm-s-dl')),
+			dropsD: d(c.cake.svg.querySelector('path.reterm-s-drops')),
+			phaseRects: c.phases.svg.querySelectorAll('rect.reterm-phase').length,
+			cdfLines: [...c.cdf.svg.querySelectorAll('path.reterm-s-cdf')].map(p => d(p).length),
+			empty: { shown: css(c.empty.svg.querySelector('text.reterm-empty'), 'display') !== 'none',
+			         medD: d(c.empty.svg.querySelector('path.reterm-s-med')),
+			         cls: c.empty.node.classList.contains('reterm-graph-empty') },
+			svgBox: (() => { const r = s.getBoundingClientRect(); return [r.width, r.height]; })()
+		};
+	});
+}
+
+/* in the page: redraw benchmark */
+async function bench(page) {
+	return page.evaluate(() => {
+		const graph = window.__mod('reterm.graph'), ringMod = window.__mod('reterm.ring');
+		const fx = window.__fixture;
+		const all = ringMod.create({ step: 1, span: 3600 });
+		all.merge(fx.reply);
+		const pts = all.points();
+		const t0 = fx.reply.t0;
+		const host = document.createElement('div');
+		host.style.width = '860px';
+		document.body.appendChild(host);
+
+		/* 600-second windows sliding by one second, as a live update does */
+		const windows = [];
+		for (let i = 0; i < 50; i++) {
+			const from = t0 + i, to = from + 600;
+			windows.push({ from, to, pts: pts.filter(p => p.t > from && p.t <= to) });
+		}
+
+		const median = a => { const s = a.slice().sort((x, y) => x - y); return s[s.length >> 1]; };
+
+		const run = (chart, opts) => {
+			const live = [], full = [];
+			/* warm-up */
+			for (let i = 0; i < 10; i++)
+				chart.update(windows[i].pts, Object.assign({ from: windows[i].from, to: windows[i].to }, opts));
+			/* live: next window, forced style + layout included */
+			for (let i = 10; i < 40; i++) {
+				const w = windows[i], a = performance.now();
+				chart.update(w.pts, Object.assign({ from: w.from, to: w.to }, opts));
+				chart.node.getBoundingClientRect();
+				live.push(performance.now() - a);
+			}
+			/* full: alternate between two distant windows, every row and path changes */
+			for (let i = 0; i < 30; i++) {
+				const w = windows[(i % 2) ? 10 : 45], a = performance.now();
+				chart.update(w.pts, Object.assign({ from: w.from, to: w.to }, opts));
+				chart.node.getBoundingClientRect();
+				full.push(performance.now() - a);
+			}
+			return { live: median(live), full: median(full), n: windows[10].pts.length };
+		};
+
+		const strip = graph.latencyStrip();
+		host.appendChild(strip.node);
+		const tput = graph.throughput();
+		host.appendChild(tput.node);
+
+		const res = { strip: run(strip, { base: 22.1 }), tput: run(tput, { shaper: fx.reply.shaper }) };
+		host.remove();
+		return res;
+	});
+}
+
+async function main() {
+	if (!existsSync(EXECUTABLE)) {
+		check(`chromium at ${EXECUTABLE}`, false, 'install the Debian package: apt-get install -y chromium');
+		finish(1);
+	}
+
+	mkdirSync(OUT, { recursive: true });
+
+	const browser = await chromium.launch({
+		executablePath: EXECUTABLE, headless: true,
+		args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-component-update',
+		       '--no-first-run', '--disable-sync']
+	});
+
+	try {
+		const page = await browser.newPage({ viewport: { width: 900, height: 800 }, deviceScaleFactor: 1 });
+		const errors = [];
+
+		page.on('pageerror', e => errors.push(String(e)));
+		page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+		await page.route(`${ORIGIN}/**`, route);
+		await page.goto(`${ORIGIN}/`);
+		await page.waitForFunction(() => window.__ready === true);
+
+		const mods = moduleList(['reterm.grade', 'reterm.ring', 'reterm.graph']);
+		const loaded = await page.evaluate(m => window.__load(m), mods);
+		check('in-page loader instantiates grade, ring and graph', ['reterm.grade', 'reterm.ring', 'reterm.graph'].every(n => loaded.includes(n)), loaded);
+
+		const r = await render(page);
+		/* graph.css is linked by graph.js; wait until it applies */
+		await page.waitForFunction(() => getComputedStyle(document.querySelector('.reterm-graph')).getPropertyValue('--reterm-med').trim() !== '');
+		await page.evaluate(() => fetch('/fixtures/samples-600.json').then(x => x.json()).then(j => { window.__fixture = j; }));
+
+		check('ring merged the fixture reply (600 s window, gaps kept)', r.merged === r.points && r.points > 580 && r.points < 600, r);
+		check('guided test fixture grades as shaped (A or A+)', r.grades.every(g => g === 'A' || g === 'A+'), r.grades);
+
+		const s = await inspect(page);
+		const subpaths = s.medD.match(/M/g) || [];
+
+		check('graph.css linked through L.resource', s.loaded);
+		check('every chart SVG has role=img and an aria-label', s.svgRole.length === 6 && s.svgRole.every(([role, label]) => role === 'img' && label && label.length > 5), s.svgRole);
+		check('latency: median path has data', s.medD.length > 1000, s.medD.length);
+		check('latency: median path breaks at the 3 gaps (4 segments)', subpaths.length === 4, subpaths.length);
+		check('latency: min–max band path has closed polygons', s.rangeD.length > 1000 && /Z/.test(s.rangeD), s.rangeD.length);
+		check('latency: 6 grade band rects, A+…D visible with their own fills', s.bands.length === 6 &&
+			s.bands.slice(0, 5).every(b => b.h > 0) && new Set(s.bands.map(b => b.fill)).size === 6, s.bands);
+		check('latency: dashed baseline line', s.base.display !== 'none' && s.base.y1 === s.base.y2 && s.base.y1 > 0 && s.base.dash !== 'none', s.base);
+		check('latency: table rows == points', s.stripRows === s.points, [s.stripRows, s.points]);
+		check('latency: table visually hidden', !s.tableVisible);
+		check('throughput: download and upload paths', s.rxD.length > 1000 && s.txD.length > 1000, [s.rxD.length, s.txD.length]);
+		check('throughput: two dashed shaper lines', s.shaper.length === 2 && s.shaper.every(l => l.display !== 'none' && l.dash !== 'none' && l.y > 0), s.shaper);
+		check('throughput: table rows == points', s.tputRows === s.points, [s.tputRows, s.points]);
+		check('cake: delay line and drop bars', s.cakeD.length > 100 && s.dropsD.length > 100, [s.cakeD.length, s.dropsD.length]);
+		check('test result: 7 shaded phases', s.phaseRects === 7, s.phaseRects);
+		check('cdf: 3 phase lines', s.cdfLines.length === 3 && s.cdfLines.every(n => n > 50), s.cdfLines);
+		check('empty data: empty state, no path, no crash', s.empty.shown && s.empty.medD === '' && s.empty.cls, s.empty);
+		check('svg scales to its container', s.svgBox[0] > 700 && s.svgBox[1] > 150, s.svgBox);
+
+		/* what assistive technology sees: named images and the tables */
+		const imgs = await page.getByRole('img', { name: /^Latency: median now/ }).count();
+		check('accessibility tree: latency SVG is an img named by its summary', imgs === 1, imgs);
+		const aria = await page.locator('.reterm-graph-latency').first().ariaSnapshot();
+		const ariaRows = (aria.match(/- row /g) || []).length;
+		check('accessibility tree: latency table exposed with header + one row per point', ariaRows === s.points + 1, [ariaRows, s.points]);
+
+		const dash = page.locator('#dash');
+
+		await dash.screenshot({ path: join(OUT, 'graph.png') });
+
+		await page.evaluate(() => document.documentElement.setAttribute('data-darkmode', 'true'));
+		const dark = await inspect(page);
+
+		check('dark theme changes series colours', dark.medStroke !== s.medStroke && dark.medStroke !== '', [s.medStroke, dark.medStroke]);
+		await dash.screenshot({ path: join(OUT, 'graph-dark.png') });
+		await page.evaluate(() => document.documentElement.removeAttribute('data-darkmode'));
+
+		/* redraw_ms_600: the slower chart, every path and table row
+		 * changing (the worst case); the live one-second slide is reported
+		 * alongside */
+		const b = await bench(page);
+		const round = v => Math.round(v * 100) / 100;
+		const redraw = round(Math.max(b.strip.full, b.tput.full));
+		const live = round(Math.max(b.strip.live, b.tput.live));
+
+		console.log(`# latency strip: full ${b.strip.full.toFixed(2)} ms, live slide ${b.strip.live.toFixed(2)} ms (${b.strip.n} points, median of 30)`);
+		console.log(`# throughput:    full ${b.tput.full.toFixed(2)} ms, live slide ${b.tput.live.toFixed(2)} ms`);
+		console.log(`redraw_ms_600 ${redraw}`);
+		writeFileSync(join(OUT, 'bench.json'), JSON.stringify({ redraw_ms_600: redraw, redraw_live_ms_600: live }) + '\n');
+		check(`redraw of 600 points <= ${TARGET_MS} ms (${redraw} ms)`, redraw <= TARGET_MS, redraw);
+
+		check('no page errors', errors.length === 0, errors);
+	}
+	catch (e) {
+		check('browser run', false, e && e.stack || String(e));
+	}
+	finally {
+		await browser.close();
+	}
+
+	finish();
+}
+
+main();
