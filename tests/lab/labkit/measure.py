@@ -30,6 +30,12 @@ def iperf_download(ns, server, seconds=8, omit=2, streams=1, port=5201,
     return out["end"]["sum_received"]["bits_per_second"] / 1e6
 
 
+def iperf_download_median(ns, server, runs=3, **kw):
+    """Median of `runs` downloads: one run on a busy 2-vCPU emulated VM can
+    lose a few percent to scheduling; the median is the honest figure."""
+    return statistics.median(iperf_download(ns, server, **kw) for _ in range(runs))
+
+
 def iperf_upload(ns, server, seconds=8, omit=2, streams=1, port=5201):
     argv = ["iperf3", "-c", server, "-p", str(port), "-J",
             "-t", str(seconds), "-O", str(omit), "-P", str(streams)]

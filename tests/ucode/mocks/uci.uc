@@ -11,13 +11,32 @@
 // Values may be bare words, 'single quoted' (no escapes), "double quoted"
 // (backslash escapes) or adjacent concatenations of those; quoted values
 // may span lines (as in libuci).  "#" starts a comment outside quotes.
-// Only the read API used by reterm is provided: get, get_all, foreach.
+//
+// Read API: load, unload, get, get_all, foreach.  Write API: add, set,
+// delete, commit (save and revert too).  Writes change the cursor's own
+// copy; commit() makes them visible to cursors created afterwards (files
+// are never written).  Every write is recorded for tests:
+//
+//   mock_calls()   [ [ "set", conf, section, option, value ], [ "commit", conf ], ... ]
+//   mock_reset()   forget recorded calls and committed state
 
 'use strict';
 
 import { readfile } from 'fs';
 
 let last_error = null;
+
+// committed state per "<confdir>/<conf>", and the recorded write calls
+let committed = {}, calls = [];
+
+export function mock_calls() {
+	return calls;
+}
+
+export function mock_reset() {
+	committed = {};
+	calls = [];
+}
 
 function ident_ok(s) {
 	return match(s, /^[A-Za-z0-9_-]+$/) != null && index(s, '\n') < 0;
@@ -193,13 +212,26 @@ function copy(sec) {
 	return o;
 }
 
+function clone(sections) {
+	return map(sections, copy);
+}
+
 export function cursor(confdir, savedir) {
-	let dir = confdir ?? '/etc/config', cache = {};
+	let dir = confdir ?? '/etc/config', cache = {}, counter = {};
 
 	function pkg(conf) {
 		if (!exists(cache, conf)) {
-			let text = ident_ok(conf) ? readfile(`${dir}/${conf}`) : null;
-			cache[conf] = (text != null) ? parse(text, `${dir}/${conf}`) : null;
+			let key = `${dir}/${conf}`;
+
+			if (exists(committed, key)) {
+				cache[conf] = clone(committed[key]);
+			}
+			else {
+				let text = ident_ok(conf) ? readfile(key) : null;
+				cache[conf] = (text != null) ? parse(text, key) : null;
+			}
+
+			counter[conf] = length(cache[conf] ?? []);
 		}
 
 		if (cache[conf] == null)
@@ -215,6 +247,22 @@ export function cursor(confdir, savedir) {
 
 		last_error = 'Entry not found';
 		return null;
+	}
+
+	// Values are strings or lists of strings; section and option names
+	// must be identifiers (as in libuci).
+	function value_ok(v) {
+		if (type(v) == 'array')
+			return length(filter(v, x => type(x) != 'string')) == 0;
+
+		return type(v) == 'string';
+	}
+
+	function reindex(conf) {
+		let i = 0;
+
+		for (let s in cache[conf])
+			s['.index'] = i++;
 	}
 
 	return {
@@ -260,6 +308,94 @@ export function cursor(confdir, savedir) {
 			}
 
 			return any;
+		},
+
+		add: (conf, typ) => {
+			push(calls, [ 'add', conf, typ ]);
+
+			// like ucode's uci: the package must have been loaded
+			if (!exists(cache, conf) || cache[conf] == null || type(typ) != 'string' || !ident_ok(typ)) {
+				last_error = 'Entry not found';
+				return null;
+			}
+
+			counter[conf]++;
+
+			let sec = { '.anonymous': true, '.type': typ,
+			            '.name': sprintf('cfg%02x%04x', counter[conf] & 0xff, djb2(typ) & 0xffff) };
+
+			push(cache[conf], sec);
+			reindex(conf);
+
+			return sec['.name'];
+		},
+
+		set: (conf, name, opt, val) => {
+			push(calls, (val != null) ? [ 'set', conf, name, opt, val ] : [ 'set', conf, name, opt ]);
+
+			if (val == null) {
+				// set(conf, name, type): create or retype a named section
+				if (type(opt) != 'string' || !ident_ok(opt) || !ident_ok(name ?? '') || pkg(conf) == null) {
+					last_error = 'Invalid argument';
+					return null;
+				}
+
+				let s = find(conf, name);
+
+				if (s)
+					s['.type'] = opt;
+				else
+					push(cache[conf], { '.anonymous': false, '.type': opt, '.name': name });
+
+				reindex(conf);
+				return true;
+			}
+
+			let s = find(conf, name);
+
+			if (!s || type(opt) != 'string' || !ident_ok(opt) || substr(opt, 0, 1) == '.' || !value_ok(val)) {
+				last_error = s ? 'Invalid argument' : 'Entry not found';
+				return null;
+			}
+
+			s[opt] = (type(val) == 'array') ? [ ...val ] : val;
+			return true;
+		},
+
+		delete: (conf, name, opt) => {
+			push(calls, (opt != null) ? [ 'delete', conf, name, opt ] : [ 'delete', conf, name ]);
+
+			let s = find(conf, name);
+
+			if (!s)
+				return null;
+
+			if (opt != null)
+				delete s[opt];
+			else {
+				cache[conf] = filter(cache[conf], x => x !== s);
+				reindex(conf);
+			}
+
+			return true;
+		},
+
+		commit: (conf) => {
+			push(calls, [ 'commit', conf ]);
+
+			if (pkg(conf) == null)
+				return null;
+
+			committed[`${dir}/${conf}`] = clone(cache[conf]);
+			return true;
+		},
+
+		save: (conf) => { push(calls, [ 'save', conf ]); return true; },
+
+		revert: (conf) => {
+			push(calls, [ 'revert', conf ]);
+			delete cache[conf];
+			return true;
 		},
 
 		error: () => last_error

@@ -5,8 +5,8 @@
 //   ruleset_pre(cfg)       -> nftables.d/ruleset-pre/reterm.nft
 //                             empties the sets on every fw4 reload
 //   table_pre(cfg)         -> nftables.d/table-pre/reterm.nft
-//                             sets + chain reterm_prerouting, inside
-//                             "table inet fw4 { }"
+//                             sets + chains reterm_prerouting and
+//                             reterm_audit, inside "table inet fw4 { }"
 //   chain_prerouting(cfg)  -> nftables.d/chain-pre/mangle_prerouting/reterm.nft
 //   chain_input(cfg)       -> nftables.d/chain-pre/input/reterm.nft
 //
@@ -130,6 +130,62 @@ function sets(cfg) {
 	];
 }
 
+// Window audit (see reterm.audit): the LAN device is put into
+// reterm_audit_on with a timeout to switch counting on; the counting sets
+// fill themselves from the rules.  Elements live 1h after a MAC's last
+// SYN; the sizes bound the memory a flood of spoofed MACs can take.
+export const AUDIT_SETS = [
+	[ 'reterm_audit_on', [
+		'type ifname',
+		'flags timeout',
+		'comment "reterm audit: on while the LAN device is in here"'
+	] ],
+	[ 'reterm_audit_syn', [
+		'type ether_addr',
+		'size 1024',
+		'flags dynamic,timeout',
+		'timeout 1h',
+		'counter',
+		'comment "reterm audit: SYNs per source MAC"'
+	] ],
+	[ 'reterm_audit_noscale', [
+		'type ether_addr',
+		'size 1024',
+		'flags dynamic,timeout',
+		'timeout 1h',
+		'counter',
+		'comment "reterm audit: SYNs without window scaling per source MAC"'
+	] ],
+	[ 'reterm_audit_smallwin', [
+		'type ether_addr',
+		'size 1024',
+		'flags dynamic,timeout',
+		'timeout 1h',
+		'counter',
+		'comment "reterm audit: SYNs with a window below 65535 per source MAC"'
+	] ],
+	[ 'reterm_audit_window', [
+		'typeof ether saddr . tcp window',
+		'size 4096',
+		'flags dynamic,timeout',
+		'timeout 1h',
+		'counter',
+		'comment "reterm audit: windows of SYNs without window scaling"'
+	] ]
+];
+
+function audit_chain() {
+	return [
+		'chain reterm_audit {',
+		'\tupdate @reterm_audit_syn { ether saddr } comment "reterm audit: count SYNs"',
+		'\ttcp option window missing update @reterm_audit_noscale { ether saddr } comment "reterm audit: count SYNs without window scaling"',
+		'\ttcp option window missing update @reterm_audit_window { ether saddr . tcp window } comment "reterm audit: record their window"',
+		'\ttcp window < 65535 update @reterm_audit_smallwin { ether saddr } comment "reterm audit: count SYNs with a small window"',
+		'}',
+		''
+	];
+}
+
 // ruleset-pre snippet: fw4 includes it after "flush table inet fw4" and
 // before "table inet fw4 { }".  "flush table" removes rules but keeps set
 // elements, so without this a device removed from the config would stay
@@ -137,6 +193,11 @@ function sets(cfg) {
 // declaration as in table-pre, so "add" is a no-op when they exist) which
 // makes the flush valid on the very first load too.  All in the same
 // atomic transaction as the rest of fw4's ruleset.
+//
+// The audit sets are deliberately not flushed: they hold measurements,
+// not configuration, and "flush table" keeping them is what lets an audit
+// (and its results) survive the fw4 reload that adding a device triggers.
+// audit_start empties them itself.
 export function ruleset_pre(cfg) {
 	let out = [
 		'# Included by firewall4 after "flush table inet fw4", outside the table:',
@@ -172,6 +233,11 @@ export function table_pre(cfg) {
 
 	for (let s in sets(cfg))
 		push(out, ...set_block(s[0], s[1], s[2]));
+
+	for (let s in AUDIT_SETS)
+		push(out, ...set_block(s[0], s[1], []));
+
+	push(out, ...audit_chain());
 
 	let mark = mark_set(cfg);
 	let to4 = `tproxy ip to 127.0.0.1:${cfg.port} ${mark} return`;
@@ -215,7 +281,9 @@ export function table_pre(cfg) {
 export function chain_prerouting(cfg) {
 	return HEADER +
 		'# Included by firewall4 at the top of chain mangle_prerouting: only TCP\n' +
-		'# entering from the LAN device is examined, never WAN ingress.\n' +
+		'# entering from the LAN device is examined, never WAN ingress.  SYNs are\n' +
+		'# counted first by the window audit, while it is switched on.\n' +
+		`iifname "${cfg.lan_device}" meta l4proto tcp tcp flags & (fin | syn | rst | ack) == syn iifname @reterm_audit_on jump reterm_audit comment "reterm: window audit"\n` +
 		`iifname "${cfg.lan_device}" meta l4proto tcp jump reterm_prerouting comment "reterm: examine LAN TCP"\n`;
 }
 
