@@ -57,6 +57,13 @@ class Router:
             self.source = "golden"
         return self.source
 
+    def up(self):
+        """render, haproxy, apply.sh start: what the init script does."""
+        source = self.render()
+        self.start_haproxy()
+        self.apply("start")
+        return source
+
     def apply(self, action="start"):
         return sh.run(["sh", APPLY, action], ns="rtr", env=self.env)
 

@@ -2,6 +2,7 @@
 ports; `cli2` not selected), 130 ms RTT, 20 Mbit/s.
 
 Every metric is a number; tests/lab/checks.py states what they must be."""
+import contextlib
 import json
 import os
 import sys
@@ -40,13 +41,26 @@ def was_proxied(router, action):
     return result, router.proxied_total() - before
 
 
-def run():
+@contextlib.contextmanager
+def lab(fixture):
+    """The lab at 130 ms / 20 Mbit/s with its servers and a Router for the
+    fixture (not yet up); everything is torn down afterwards."""
     topo.build()
     topo.set_wan(130, 20, limit=1000)
     procs = start_servers()
-    router = Router("lab")
-    res = {}
+    router = Router(fixture)
     try:
+        yield router
+    finally:
+        router.stop()
+        for p in procs:
+            p.kill()
+        topo.teardown()
+
+
+def run():
+    res = {}
+    with lab("lab") as router:
         # Direct, before reterm is applied.
         topo.set_profile("cli", "pc")
         res["pc_mbps"] = measure.iperf_download_median("cli", topo.SRV4, seconds=6, omit=3)
@@ -54,9 +68,7 @@ def run():
         res["3ds_direct_mbps"] = measure.iperf_download("cli", topo.SRV4, seconds=6)
 
         res["lan_rtt_ms"] = measure.ping_median("cli", topo.LAN4, count=10)
-        res["rendered"] = 1 if router.render() == "rendered" else 0
-        router.start_haproxy()
-        router.apply("start")
+        res["rendered"] = int(router.up() == "rendered")
 
         # 1. the selected 3DS-like client through reterm
         mbps, n = was_proxied(router, lambda: measure.iperf_download_median(
@@ -112,9 +124,4 @@ def run():
         bench.rampup(res)
         bench.idle_rss(res)
         bench.cpu(res, router)
-        return res
-    finally:
-        router.stop()
-        for p in procs:
-            p.kill()
-        topo.teardown()
+    return res
