@@ -29,7 +29,7 @@ include ../../luci.mk
 
 else
 
-LAB_SCENARIOS ?= baseline proxy proxy-web
+LAB_SCENARIOS ?= baseline proxy proxy-web shaping
 OUT ?= dist
 
 .PHONY: test lab ipk deps clean

@@ -12,7 +12,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 TIERS=${TIERS:-"js browser ucode sh pkg lab"}
-LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web"}
+LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web shaping"}
 mkdir -p .cache
 
 passed=0 failed=0 skipped=0

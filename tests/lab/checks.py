@@ -48,6 +48,14 @@ CHECKS = {
          and m["load_short"] == 0 and m["load_error"] == 0
          and m["load_proxied_conns"] >= 500),
     ],
+    "shaping": [
+        ("shaped (CAKE at 90 %): 4-flow download adds <= 5 ms",
+         lambda m: m["added_ms_shaped"] <= 5),
+        ("shaped: throughput >= 85 % of the link's",
+         lambda m: m["throughput_ratio"] >= 0.85),
+        ("unshaped: the same load adds >= 100 ms",
+         lambda m: m["added_ms_unshaped"] >= 100),
+    ],
     "proxy-web": [
         ("ports web: 80 and 443 are re-terminated (IPv4 and IPv6)",
          lambda m: all(m["%s_%d_proxied" % (f, p)] == 1 and m["%s_%d_status" % (f, p)] == 200

@@ -70,18 +70,20 @@ def ping_median(ns, target, count=20, interval=0.2):
 
 
 def latency_under_load(ns, target, server, streams=4, seconds=12, settle=3.0,
-                       interval=0.1, port=5201):
+                       interval=0.1, port=5201, omit=0):
     """Median ping from `ns` to `target` while `streams` iperf3 download flows
     from `server` run, skipping the first `settle` seconds of ramp-up.
+    The download rate leaves out the first `omit` seconds (slow start); the
+    flows then run `omit` seconds longer than the pings.
     Returns (median_ms, download_mbps)."""
     load = sh.spawn(["iperf3", "-c", server, "-p", str(port), "-R", "-J",
-                     "-t", str(seconds), "-P", str(streams)], ns=ns)
+                     "-t", str(seconds), "-O", str(omit), "-P", str(streams)], ns=ns)
     t0 = time.time()
     count = int(seconds / interval)
     pinger = sh.spawn(["ping", "-n", "-D", "-i", str(interval), "-c",
                        str(count), "-W", "2", target], ns=ns)
     ping_out, _ = pinger.communicate(timeout=seconds + 30)
-    load_out, _ = load.communicate(timeout=seconds + 60)
+    load_out, _ = load.communicate(timeout=seconds + omit + 60)
     window = [rtt for ts, rtt in _parse_ping(ping_out)
               if t0 + settle <= ts <= t0 + seconds - 1]
     if not window:

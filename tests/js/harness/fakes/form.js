@@ -22,7 +22,8 @@
  *
  * Test-side: `form.maps` lists every Map constructed; `form.describe(map)`
  * returns a plain summary; `form.widget(map, sid, opt)` returns the input
- * node; `form.setValue(map, sid, opt, value)` sets it.
+ * node; `form.setValue(map, sid, opt, value)` sets it (and calls the
+ * option's onchange(ev, sid, value) like LuCI's widget-change handler).
  */
 
 import { checkDatatype } from './datatypes.js';
@@ -631,6 +632,11 @@ export function createForm({ Class, E, dom, uci, ui, _ }) {
 				throw new Error(`no rendered widget for ${map.config}.${sid}.${option}`);
 			dom.callClassMethod(node, 'setValue', value);
 			map.checkDepends();
+			/* [shaping] like LuCI's widget-change -> handleValueChange: call
+			 * the option's onchange(ev, section_id, value) after the depends */
+			const ref = map.lookupOption(option, sid);
+			if (ref && typeof ref[0].onchange === 'function')
+				ref[0].onchange.call(ref[0], { type: 'widget-change', target: node }, sid, ref[0].formvalue(sid));
 			return node;
 		}
 	});

@@ -1,0 +1,432 @@
+'use strict';
+'require baseclass';
+'require reterm.units as units';
+'require reterm.cake as cake';
+'require reterm.tcpreview as tcpreview';
+
+/*
+ * Shaping logic shared by the Shaping view and its tests: which device is
+ * the WAN, what a queue section means as a CAKE model, what saving it
+ * writes, and which warnings apply. Pure: the view collects UCI sections
+ * and network data and passes them in as plain objects.
+ * Use as: 'require reterm.shaping as shaping';
+ */
+
+var DEVICE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,14}$/;
+var MBIT_RE = /^[0-9]{1,6}(?:\.[0-9]{1,3})?$/;
+var MBIT_MAX = 100000;
+
+/* netifd names the device of a ppp-based interface "<proto>-<interface>" */
+var PPP_PROTOS = { pppoe: true, pppoa: true, pptp: true, l2tp: true, ppp: true, '3g': true };
+
+function str(v) {
+	return (v == null) ? '' : Array.isArray(v) ? v.join(' ') : String(v);
+}
+
+function list(v) {
+	if (v == null)
+		return [];
+
+	return Array.isArray(v) ? v.map(String) : String(v).trim().split(/\s+/).filter(function(x) { return x !== '' });
+}
+
+function validDevice(d) {
+	return typeof d === 'string' && DEVICE_RE.test(d);
+}
+
+function pushUnique(arr, v) {
+	if (v != null && arr.indexOf(v) < 0)
+		arr.push(v);
+}
+
+function sectionsOfType(sections, type) {
+	var out = [];
+
+	for (var sid in (sections || {}))
+		if (sections[sid] && sections[sid]['.type'] === type)
+			out.push(sections[sid]);
+
+	return out.sort(function(a, b) { return (a['.index'] || 0) - (b['.index'] || 0) });
+}
+
+var SCRIPT_BY_DIFFSERV = {
+	besteffort: 'piece_of_cake.qos', diffserv3: 'layer_cake.qos', diffserv4: 'layer_cake.qos',
+	diffserv8: 'layer_cake.qos', precedence: 'layer_cake.qos'
+};
+
+return baseclass.extend({
+	__name__: 'reterm.shaping',
+
+	/**
+	 * The device sqm must shape for one WAN interface.
+	 * @param {{name: string, proto: string, device: string, l3device:
+	 *   string}} net ppp-based protocols (pppoe, pppoa, ...) give
+	 *   "<proto>-<name>" (e.g. pppoe-wan) even while down; others their
+	 *   layer 3 device, else their configured device
+	 * @returns {string|null}
+	 */
+	wanDevice: function(net) {
+		if (net == null || typeof net !== 'object')
+			return null;
+
+		var proto = str(net.proto), name = str(net.name),
+		    l3 = str(net.l3device), dev = str(net.device);
+
+		if (validDevice(l3))
+			return l3;
+
+		if (PPP_PROTOS[proto] && validDevice(proto + '-' + name))
+			return proto + '-' + name;
+
+		return validDevice(dev) ? dev : null;
+	},
+
+	/**
+	 * WAN devices, unique, in order.
+	 * @param {Array<Object>} nets see wanDevice()
+	 * @returns {string[]}
+	 */
+	wanDevices: function(nets) {
+		var out = [];
+
+		(Array.isArray(nets) ? nets : []).forEach(L.bind(function(n) {
+			pushUnique(out, this.wanDevice(n));
+		}, this));
+
+		return out;
+	},
+
+	/**
+	 * Facts from /etc/config/firewall.
+	 * @param {Object} sections uci sections of 'firewall' (sid -> values)
+	 * @returns {{offload: boolean, offloadHw: boolean, zones: Object<string, string[]>}}
+	 *   offloadHw: hardware flow offloading is on (fw4 uses it only
+	 *   together with software offloading)
+	 */
+	firewallInfo: function(sections) {
+		var defs = sectionsOfType(sections, 'defaults')[0] || {},
+		    zones = {};
+
+		sectionsOfType(sections, 'zone').forEach(function(z) {
+			if (str(z.name) !== '')
+				zones[str(z.name)] = list(z.network);
+		});
+
+		var sw = (str(defs.flow_offloading) === '1');
+
+		return { offload: sw, offloadHw: sw && str(defs.flow_offloading_hw) === '1', zones: zones };
+	},
+
+	/**
+	 * Interfaces (WAN candidates and LAN) from /etc/config/network.
+	 * @param {Object} sections uci sections of 'network'
+	 * @returns {{interfaces: Array<{name, proto, device}>, bridges:
+	 *   Object<string, string[]>}} bridges: bridge device -> ports
+	 */
+	networkInfo: function(sections) {
+		var ifaces = [], bridges = {};
+
+		sectionsOfType(sections, 'device').forEach(function(d) {
+			if (str(d.type) === 'bridge' && str(d.name) !== '')
+				bridges[str(d.name)] = list(d.ports);
+		});
+
+		sectionsOfType(sections, 'interface').forEach(function(i) {
+			var name = i['.name'], dev = str(i.device) || str(i.ifname);
+
+			/* pre-21.02 style: option type bridge, ports in ifname */
+			if (str(i.type) === 'bridge') {
+				bridges['br-' + name] = list(i.device).concat(list(i.ifname));
+				dev = 'br-' + name;
+			}
+
+			ifaces.push({ name: name, proto: str(i.proto), device: dev.split(/\s+/)[0] });
+		});
+
+		return { interfaces: ifaces, bridges: bridges };
+	},
+
+	/**
+	 * Devices that belong to the LAN: the devices of the networks in the
+	 * firewall zone "lan" (or the network "lan"), with their bridge ports.
+	 * @param {Array<{name, device, l3device}>} nets
+	 * @param {string[]} lanNetworks network names of the lan zone
+	 * @param {Object<string, string[]>} bridges bridge -> ports
+	 * @returns {string[]}
+	 */
+	lanDevices: function(nets, lanNetworks, bridges) {
+		var names = (Array.isArray(lanNetworks) && lanNetworks.length) ? lanNetworks : [ 'lan' ],
+		    out = [];
+
+		(Array.isArray(nets) ? nets : []).forEach(function(n) {
+			if (!n || names.indexOf(n.name) < 0)
+				return;
+
+			[ str(n.device), str(n.l3device) ].forEach(function(d) {
+				if (!validDevice(d))
+					return;
+
+				pushUnique(out, d);
+				list((bridges || {})[d]).forEach(function(p) { pushUnique(out, p) });
+			});
+		});
+
+		return out;
+	},
+
+	/**
+	 * The CAKE model of a queue section. Link layer settings sqm would
+	 * add (linklayer ethernet/atm with overhead and tcMPU) are read as the
+	 * equivalent CAKE keywords, so saving with linklayer 'none' keeps the
+	 * same accounting.
+	 * @param {Object} section uci values of the queue section
+	 * @returns {{model, unknown, mismatch, invalid, migrated: boolean,
+	 *   script: string, supported: boolean}|null}
+	 */
+	sectionState: function(section) {
+		if (section == null || typeof section !== 'object')
+			return null;
+
+		var ll = str(section.linklayer) || 'none',
+		    llam = str(section.linklayer_adaptation_mechanism) || 'default',
+		    oh = str(section.overhead) || '0',
+		    mpu = str(section.tcMPU) || '0',
+		    prefix = '', migrated = false;
+
+		if ((ll === 'ethernet' || ll === 'atm') && /^(?:default|cake|tc_stab)$/.test(llam) &&
+		    /^-?[0-9]{1,4}$/.test(oh) && /^[0-9]{1,4}$/.test(mpu)) {
+			prefix = ((ll === 'atm') ? 'atm ' : '') + 'overhead ' + oh + ' mpu ' + mpu + ' ';
+			migrated = true;
+		}
+
+		var p = cake.parse(prefix + str(section.iqdisc_opts), prefix + str(section.eqdisc_opts));
+
+		if (p === null)
+			return null;
+
+		var script = str(section.script);
+
+		return {
+			model: p.model, unknown: p.unknown, mismatch: p.mismatch, invalid: p.invalid,
+			migrated: migrated, script: script,
+			supported: Object.prototype.hasOwnProperty.call(tcpreview.SCRIPTS, script)
+		};
+	},
+
+	/**
+	 * sqm script for a priority mode: besteffort -> piece_of_cake.qos,
+	 * diffserv* -> layer_cake.qos; unset keeps a CAKE script.
+	 * @returns {string}
+	 */
+	scriptFor: function(diffserv, current) {
+		if (SCRIPT_BY_DIFFSERV[diffserv])
+			return SCRIPT_BY_DIFFSERV[diffserv];
+
+		return (current === 'layer_cake.qos') ? current : 'piece_of_cake.qos';
+	},
+
+	/**
+	 * Which sqm script carries a model's priority mode, and the model to
+	 * write with it: the script's own mode (besteffort for
+	 * piece_of_cake.qos, diffserv3 for layer_cake.qos) is not repeated in
+	 * the option string; other modes (diffserv4, ...) are.
+	 * @returns {{model: Object, script: string}}
+	 */
+	forScript: function(model, current) {
+		var m = cake.clone(model),
+		    script = this.scriptFor(m.diffserv, current);
+
+		if ((m.diffserv === 'besteffort' && script === 'piece_of_cake.qos') ||
+		    (m.diffserv === 'diffserv3' && script === 'layer_cake.qos'))
+			m.diffserv = null;
+
+		return { model: m, script: script };
+	},
+
+	/**
+	 * The options to write when the CAKE model of a section changed:
+	 * both option strings, qdisc cake, the script for the priority mode,
+	 * linklayer none (CAKE's own overhead keywords in the strings do the
+	 * link layer accounting; sqm's linklayer would add a second, earlier
+	 * "overhead N mpu N") and luci-app-sqm's *_advanced flags, without
+	 * which that page would drop the option strings when saved.
+	 * @returns {Object<string,string>|null} only the values that differ
+	 *   from `section`; null if the model or tokens are invalid
+	 */
+	changes: function(section, model, unknown) {
+		if (section == null || typeof section !== 'object' || model == null || typeof model !== 'object')
+			return null;
+
+		var fs = this.forScript(model, str(section.script)),
+		    built = cake.build(fs.model, unknown);
+
+		if (built === null)
+			return null;
+
+		var want = {
+			qdisc: 'cake',
+			script: fs.script,
+			linklayer: 'none',
+			qdisc_advanced: '1',
+			qdisc_really_really_advanced: '1',
+			iqdisc_opts: built.iqdisc_opts,
+			eqdisc_opts: built.eqdisc_opts
+		}, out = {};
+
+		for (var k in want)
+			if (str(section[k]) !== want[k])
+				out[k] = want[k];
+
+		return out;
+	},
+
+	/**
+	 * Values of a new queue section for a WAN device: disabled until the
+	 * user enables it and enters the rates, recommended CAKE settings.
+	 * @returns {Object<string,string>|null}
+	 */
+	newSection: function(dev) {
+		if (!validDevice(dev))
+			return null;
+
+		var built = cake.build(cake.defaults());
+
+		return {
+			enabled: '0', interface: dev, qdisc: 'cake', script: 'piece_of_cake.qos', linklayer: 'none',
+			qdisc_advanced: '1', qdisc_really_really_advanced: '1',
+			iqdisc_opts: built.iqdisc_opts, eqdisc_opts: built.eqdisc_opts
+		};
+	},
+
+	/**
+	 * A rate in Mbit/s as typed: 0…100000 with at most 3 decimals (sqm
+	 * stores whole kbit/s).
+	 * @returns {string|null} null if valid, else a translated message
+	 */
+	validateMbit: function(value) {
+		var s = str(value).trim();
+
+		if (!MBIT_RE.test(s))
+			return _('Enter a rate in Mbit/s, e.g. 18 or 18.5 (up to 3 decimals)');
+
+		if (+s > MBIT_MAX)
+			return _('At most %d Mbit/s').format(MBIT_MAX);
+
+		return null;
+	},
+
+	/**
+	 * A network device name as sqm passes it to tc and ip unquoted.
+	 * @returns {string|null}
+	 */
+	validateDevice: function(value) {
+		if (!validDevice(value))
+			return _('Enter a device name: up to 15 letters, digits, ".", "_" or "-"');
+
+		return null;
+	},
+
+	/** kbit/s as stored by sqm -> Mbit/s text for the form ('' if unset) */
+	mbitText: function(kbit) {
+		if (kbit == null || kbit === '')
+			return '';
+
+		var m = units.mbitFromKbit(kbit);
+
+		return (m === null) ? str(kbit) : String(m);
+	},
+
+	/** Mbit/s text -> kbit/s string for sqm (null if invalid) */
+	kbitText: function(mbit) {
+		if (this.validateMbit(mbit) !== null)
+			return null;
+
+		var k = units.kbitFromMbit(str(mbit).trim());
+
+		return (k === null) ? null : String(k);
+	},
+
+	/**
+	 * Warnings for the whole page.
+	 * @param {Object} ctx
+	 * @param {boolean} ctx.sqmInstalled /etc/config/sqm exists
+	 * @param {boolean} ctx.offloadHw hardware flow offloading is on
+	 * @param {boolean|null} ctx.initEnabled the sqm init script is
+	 *   enabled (null: unknown)
+	 * @param {string[]|null} ctx.qdiscs names in
+	 *   /var/run/sqm/available_qdiscs (sqm's own probe of working qdiscs),
+	 *   null when that directory does not exist
+	 * @returns {Array<{level: string, text: string}>} level 'danger',
+	 *   'warning' or 'info'
+	 */
+	globalWarnings: function(ctx) {
+		var out = [];
+
+		ctx = ctx || {};
+
+		if (!ctx.sqmInstalled)
+			out.push({ level: 'danger', text: _('sqm-scripts is not installed (/etc/config/sqm is missing). Install the sqm-scripts package to use shaping.') });
+
+		if (ctx.offloadHw)
+			out.push({ level: 'warning', text: _('Hardware flow offloading is enabled (Network → Firewall). Offloaded connections bypass the queue, so CAKE cannot shape them. Disable hardware offloading; software offloading is fine.') });
+
+		if (ctx.sqmInstalled && Array.isArray(ctx.qdiscs) && ctx.qdiscs.indexOf('cake') < 0)
+			out.push({ level: 'danger', text: _('CAKE is not available: sqm found no working "cake" qdisc on this router. Install kmod-sched-cake, then restart sqm.') });
+
+		if (ctx.sqmInstalled && ctx.initEnabled === false)
+			out.push({ level: 'warning', text: _('The sqm service is disabled, so no queue is started at boot or after saving. Enable and start it under System → Startup.') });
+
+		if (ctx.sqmInstalled && ctx.qdiscs == null && ctx.initEnabled !== false)
+			out.push({ level: 'info', text: _('sqm has not checked which queue disciplines work since boot, so CAKE support is unknown. Is the sqm service enabled (System → Startup)?') });
+
+		return out;
+	},
+
+	/**
+	 * Warnings for one queue section, from the values it would have after
+	 * saving (the form's current values).
+	 * @param {Object} values uci values (download/upload in kbit/s)
+	 * @param {Object} state sectionState() of the saved section
+	 * @param {Object} ctx {wanDevices: string[], lanDevices: string[]}
+	 * @returns {Array<{level: string, text: string}>}
+	 */
+	sectionWarnings: function(values, state, ctx) {
+		var out = [], dev = str(values && values.interface),
+		    down = str(values && values.download), up = str(values && values.upload),
+		    wans = (ctx && ctx.wanDevices) || [], lans = (ctx && ctx.lanDevices) || [];
+
+		values = values || {};
+		state = state || {};
+
+		if (dev !== '' && lans.indexOf(dev) > -1)
+			out.push({ level: 'warning', text: _('%s is a LAN device: shaping it limits traffic between the router and your LAN, not the Internet link. Choose the WAN device (%s).').format(dev, wans.join(', ') || _('none found')) });
+		else if (dev !== '' && wans.length && wans.indexOf(dev) < 0)
+			out.push({ level: 'info', text: _('%s is not a WAN device of this router (WAN: %s).').format(dev, wans.join(', ')) });
+
+		var downOff = (down === '' || +down === 0), upOff = (up === '' || +up === 0);
+
+		if (downOff && upOff)
+			out.push({ level: 'warning', text: _('Download and upload are 0: nothing is shaped.') });
+		else if (downOff)
+			out.push({ level: 'warning', text: _('Download is 0: the download direction is not shaped.') });
+		else if (upOff)
+			out.push({ level: 'warning', text: _('Upload is 0: the upload direction is not shaped.') });
+
+		if (str(values.enabled) !== '1')
+			out.push({ level: 'info', text: _('This queue is disabled; sqm applies it once it is enabled and saved.') });
+
+		if (state.script && !state.supported)
+			out.push({ level: 'info', text: _('This queue uses the sqm script "%s". Changing a CAKE setting here switches it to piece_of_cake.qos or layer_cake.qos.').format(state.script) });
+
+		if (state.mismatch && state.mismatch.length)
+			out.push({ level: 'info', text: _('The download and upload options differ in: %s. The fields show the upload values; saving a change applies them to both directions.').format(state.mismatch.join(', ')) });
+
+		if (state.migrated)
+			out.push({ level: 'info', text: _('The link layer settings of this queue are shown as CAKE overhead options; saving a change writes them that way (linklayer none).') });
+
+		if (state.invalid && state.invalid.length)
+			out.push({ level: 'warning', text: _('The stored options contain words that are not allowed: %s. Remove them under the extra options.').format(state.invalid.join(' ')) });
+
+		return out;
+	}
+});

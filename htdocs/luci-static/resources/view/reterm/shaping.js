@@ -1,0 +1,513 @@
+'use strict';
+'require view';
+'require form';
+'require uci';
+'require fs';
+'require dom';
+'require network';
+'require rpc';
+'require reterm.cake as cake';
+'require reterm.tcpreview as tcpreview';
+'require reterm.shaping as shaping';
+
+/*
+ * Network → Reterm → Shaping: CAKE through sqm-scripts.
+ *
+ * Edits /etc/config/sqm, one `queue` section per WAN device (created,
+ * disabled, when missing). enabled, interface, download and upload are
+ * sqm options (rates typed in Mbit/s, stored in kbit/s). The CAKE fields
+ * are virtual: sqm has no option for them, so they are read from and
+ * written to iqdisc_opts / eqdisc_opts through reterm.cake, keeping the
+ * words we do not manage (shown as "extra options"). A section's option
+ * strings are rewritten only when one of its CAKE fields changed; then
+ * qdisc, script, linklayer and luci-app-sqm's *_advanced flags are set
+ * too (reterm.shaping changes()). Everything goes through the Map's
+ * normal save: staged UCI changes, applied with rollback by Save & Apply.
+ */
+
+function valid(fn) {
+	return function(sid, value) {
+		var err = fn.call(this, sid, value);
+		return (err == null) ? true : err;
+	};
+}
+
+function isInt(v) {
+	return /^-?[0-9]{1,6}$/.test(v);
+}
+
+var callInitList = rpc.declare({
+	object: 'luci',
+	method: 'getInitList',
+	params: [ 'name' ],
+	expect: { '': {} }
+});
+
+/* a Map that writes the CAKE option strings once all fields parsed */
+var ShapingMap = form.Map.extend({
+	load: function() {
+		this.owner.states = {};
+		return this.super('load', arguments);
+	},
+
+	parse: function() {
+		var owner = this.owner;
+
+		return this.super('parse', arguments).then(function() {
+			return owner.commit();
+		});
+	}
+});
+
+return view.extend({
+	load: function() {
+		return Promise.all([
+			L.resolveDefault(uci.load('sqm').then(function() { return true }), false),
+			L.resolveDefault(uci.load('network'), null),
+			L.resolveDefault(uci.load('firewall'), null),
+			L.resolveDefault(network.getWANNetworks(), []),
+			L.resolveDefault(network.getNetworks(), []),
+			L.resolveDefault(fs.list('/var/run/sqm/available_qdiscs'), null),
+			L.resolveDefault(fs.read('/usr/lib/sqm/defaults.sh'), null),
+			L.resolveDefault(callInitList('sqm'), null)
+		]);
+	},
+
+	/* plain data about a LuCI network object */
+	netInfo: function(n) {
+		var dev = n.getDevice ? n.getDevice() : null,
+		    l3 = n.getL3Device ? n.getL3Device() : null;
+
+		return {
+			name: n.getName(), proto: n.getProtocol ? n.getProtocol() : null,
+			device: dev ? dev.getName() : null, l3device: l3 ? l3.getName() : null
+		};
+	},
+
+	context: function(data) {
+		var fw = shaping.firewallInfo(uci.sections('firewall')),
+		    nw = shaping.networkInfo(uci.sections('network')),
+		    wanNames = fw.zones.wan || [ 'wan' ],
+		    lanNames = fw.zones.lan || [ 'lan' ],
+		    wanNets = (data[3] || []).map(L.bind(this.netInfo, this)),
+		    nets = (data[4] || []).map(L.bind(this.netInfo, this)),
+		    qdiscs = Array.isArray(data[5]) ? data[5].map(function(e) { return e.name }) : null,
+		    profile = tcpreview.profileFromDefaults(data[6]);
+
+		nw.interfaces.forEach(function(i) {
+			if (wanNames.indexOf(i.name) > -1)
+				wanNets.push(i);
+
+			if (!nets.some(function(n) { return n.name === i.name }))
+				nets.push(i);
+		});
+
+		return {
+			sqmInstalled: data[0] === true,
+			offloadHw: fw.offloadHw,
+			qdiscs: qdiscs,
+			initEnabled: (data[7] && data[7].sqm) ? !!data[7].sqm.enabled : null,
+			wanDevices: shaping.wanDevices(wanNets),
+			lanDevices: shaping.lanDevices(nets, lanNames, nw.bridges),
+			profile: profile || '1.6',
+			profileKnown: profile !== null
+		};
+	},
+
+	/* the saved CAKE state of a section (cached until the Map reloads) */
+	state: function(sid) {
+		if (!this.states[sid])
+			this.states[sid] = shaping.sectionState(uci.get('sqm', sid) || {}) ||
+				shaping.sectionState({});
+
+		return this.states[sid];
+	},
+
+	/*
+	 * What the section would be after saving the current form values:
+	 * { model, unknown, changed, changes (options to write), values (the
+	 * section for the preview), error }.
+	 */
+	pending: function(sid) {
+		var f = this.fields,
+		    st = this.state(sid),
+		    m = cake.clone(st.model),
+		    unk = cake.clone(st.unknown),
+		    sec = Object.assign({}, uci.get('sqm', sid) || {}),
+		    error = null;
+
+		function fv(o) {
+			if (!o.isActive(sid))
+				return null;
+
+			var v = o.formvalue(sid);
+			return (v == null) ? null : String(v);
+		}
+
+		function changed(o) {
+			var v = fv(o), c = o.cfgvalue(sid);
+			return v !== null && v !== ((c == null) ? '' : String(c));
+		}
+
+		if (changed(f.rtt) || changed(f.rttCustom)) {
+			var r = fv(f.rtt), c = fv(f.rttCustom);
+			m.rtt = (r === 'custom') ? (isInt(c) ? +c : c) : r;
+		}
+
+		if ([ f.overhead, f.overheadBytes, f.mpu, f.vlan ].some(changed) && fv(f.overhead) !== 'custom') {
+			var p = fv(f.overhead), b = fv(f.overheadBytes), u = fv(f.mpu), v = fv(f.vlan);
+
+			m.overhead = (p == null || p === 'none') ? null : p;
+			m.overheadBytes = (b == null || b === '') ? null : isInt(b) ? +b : b;
+			m.mpu = (u == null || u === '') ? null : isInt(u) ? +u : u;
+			m.vlan = isInt(v) ? +v : 0;
+			delete m.overheadTokens;
+		}
+
+		if (changed(f.nat))
+			m.nat = (fv(f.nat) === '1');
+
+		if (changed(f.isolation))
+			m.isolation = fv(f.isolation);
+
+		if (changed(f.diffserv))
+			m.diffserv = fv(f.diffserv);
+
+		if (changed(f.ackFilter))
+			m.ackFilter = (fv(f.ackFilter) === '1') ? true : null;
+
+		if (changed(f.extraIngress))
+			unk.ingress = cake.tokens(fv(f.extraIngress)) || [];
+
+		if (changed(f.extraEgress))
+			unk.egress = cake.tokens(fv(f.extraEgress)) || [];
+
+		var isChanged = !cake.same(m, st.model) || !cake.same(unk, st.unknown);
+
+		/* CAKE's ingress mode belongs on the IFB: add it when rewriting */
+		if (isChanged && m.ingress == null)
+			m.ingress = true;
+
+		[ [ 'enabled', f.enabled ], [ 'interface', f.iface ] ].forEach(function(e) {
+			var v = fv(e[1]);
+			if (v !== null)
+				sec[e[0]] = v;
+		});
+
+		[ [ 'download', f.download ], [ 'upload', f.upload ] ].forEach(function(e) {
+			var v = fv(e[1]);
+
+			if (v === null)
+				return;
+
+			if (v !== '' && shaping.validateMbit(v) !== null)
+				error = error || '%s: %s'.format(e[1].title, shaping.validateMbit(v));
+			else
+				sec[e[0]] = (v === '') ? '' : shaping.kbitText(v);
+		});
+
+		var changes = isChanged ? shaping.changes(sec, m, unk) : {};
+
+		if (changes === null)
+			error = error || cake.validateModel(m) || cake.validateExtra('ingress', unk.ingress.join(' ')) ||
+				cake.validateExtra('egress', unk.egress.join(' ')) || _('Invalid CAKE settings');
+		else
+			Object.assign(sec, changes);
+
+		return { model: m, unknown: unk, changed: isChanged, changes: changes, values: sec, error: error };
+	},
+
+	/* called by the Map after every field parsed without error */
+	commit: function() {
+		var sids = this.section.cfgsections();
+
+		for (var i = 0; i < sids.length; i++) {
+			var p = this.pending(sids[i]);
+
+			if (!p.changed)
+				continue;
+
+			if (p.changes === null)
+				return Promise.reject(new TypeError(_('CAKE settings: %s').format(p.error)));
+
+			for (var k in p.changes)
+				uci.set('sqm', sids[i], k, p.changes[k]);
+		}
+
+		return Promise.resolve();
+	},
+
+	renderNotes: function(list) {
+		return list.map(function(w) {
+			return E('div', { 'class': 'alert-message ' + w.level }, [ w.text ]);
+		});
+	},
+
+	renderStatus: function(sid) {
+		var p = this.pending(sid);
+
+		return this.renderNotes(shaping.sectionWarnings(p.values, this.state(sid), this.ctx));
+	},
+
+	renderPreview: function(sid) {
+		var p = this.pending(sid),
+		    profile = this.ctx.profileKnown
+		    	? _('as sqm-scripts %s runs them').format(this.ctx.profile)
+		    	: _('as sqm-scripts %s runs them (version assumed)').format(this.ctx.profile);
+
+		if (p.error)
+			return [ E('div', { 'class': 'alert-message danger' }, [ p.error ]) ];
+
+		var r = tcpreview.commands(p.values, { sqm: this.ctx.profile });
+
+		if (!r.ok)
+			return this.renderNotes(r.errors.map(function(e) { return { level: 'danger', text: e } }));
+
+		return [
+			E('pre', { 'class': 'reterm-tc-preview' }, [ r.commands.join('\n') ]),
+			E('div', { 'class': 'cbi-value-description' }, [ profile ])
+		].concat(r.notes.map(function(n) { return E('div', { 'class': 'cbi-value-description' }, [ n ]) }));
+	},
+
+	/* re-render the live parts of a section after an input changed */
+	refresh: function(sid) {
+		var prev = this.map.findElement('id', 'reterm-preview-' + sid),
+		    stat = this.map.findElement('id', 'reterm-status-' + sid);
+
+		if (prev)
+			dom.content(prev, this.renderPreview(sid));
+
+		if (stat)
+			dom.content(stat, this.renderStatus(sid));
+	},
+
+	/* create a disabled queue for each WAN device that has none */
+	addMissingQueues: function() {
+		var queues = uci.sections('sqm', 'queue');
+
+		this.ctx.wanDevices.forEach(function(dev) {
+			if (queues.some(function(q) { return q.interface === dev }))
+				return;
+
+			var sid = uci.add('sqm', 'queue'),
+			    vals = shaping.newSection(dev);
+
+			for (var k in vals)
+				uci.set('sqm', sid, k, vals[k]);
+		});
+	},
+
+	render: function(data) {
+		var self = this, m, s, o, f = {};
+
+		this.ctx = this.context(data);
+		this.states = {};
+		this.fields = f;
+
+		var notes = this.renderNotes(shaping.globalWarnings(this.ctx));
+
+		if (!this.ctx.sqmInstalled) {
+			/* nothing to save: drop the footer buttons */
+			this.handleSaveApply = this.handleSave = this.handleReset = null;
+			return E([ E('h2', {}, [ _('Shaping') ]) ].concat(notes));
+		}
+
+		this.addMissingQueues();
+
+		if (!this.ctx.wanDevices.length)
+			notes.push(E('div', { 'class': 'alert-message warning' }, [
+				_('No WAN device found. Set the device of each queue below by hand.') ]));
+
+		/* choices found in existing configs beyond the ones we offer */
+		var extra = { rtt: [], overhead: [], isolation: [], diffserv: [] };
+
+		uci.sections('sqm', 'queue').forEach(function(q) {
+			var md = (shaping.sectionState(q) || {}).model || {};
+
+			if (typeof md.rtt === 'string' && !cake.RTT_PRESETS[md.rtt] && extra.rtt.indexOf(md.rtt) < 0)
+				extra.rtt.push(md.rtt);
+			if (md.overhead != null && cake.OVERHEAD_PRESETS.indexOf(md.overhead) < 0 && extra.overhead.indexOf(md.overhead) < 0)
+				extra.overhead.push(md.overhead);
+			if (md.isolation != null && [ 'dual', 'triple-isolate', 'flows' ].indexOf(md.isolation) < 0 && extra.isolation.indexOf(md.isolation) < 0)
+				extra.isolation.push(md.isolation);
+			if (md.diffserv != null && [ 'besteffort', 'diffserv3', 'diffserv4' ].indexOf(md.diffserv) < 0 && extra.diffserv.indexOf(md.diffserv) < 0)
+				extra.diffserv.push(md.diffserv);
+		});
+
+		function onchange(ev, sid) {
+			self.refresh(sid);
+		}
+
+		/* a form field backed by the CAKE model instead of a UCI option */
+		function virtual(opt, get) {
+			opt.load = function(sid) { return get(self.state(sid), sid) };
+			opt.write = function() {};
+			opt.remove = function() {};
+			opt.onchange = onchange;
+			return opt;
+		}
+
+		m = new ShapingMap('sqm', _('Shaping'),
+			_('Smart queue management with CAKE keeps latency low while the link is busy: the router, not your modem or ISP, becomes the bottleneck and CAKE keeps its queue short and shared fairly. These settings are saved in sqm-scripts\' configuration; the CAKE options go into its iqdisc_opts (download) and eqdisc_opts (upload).'));
+		m.owner = this;
+		this.map = m;
+
+		s = m.section(form.TypedSection, 'queue', _('Queues'));
+		s.anonymous = true;
+		s.addremove = false;
+		this.section = s;
+
+		o = s.option(form.DummyValue, '_status', _('Notes'));
+		o.renderWidget = function(sid) {
+			return E('div', { id: 'reterm-status-' + sid }, self.renderStatus(sid));
+		};
+
+		o = f.enabled = s.option(form.Flag, 'enabled', _('Enable'),
+			_('Shape this device with sqm-scripts. The sqm service must also be enabled (System → Startup) to start at boot.'));
+		o.rmempty = false;
+		o.onchange = onchange;
+
+		o = f.iface = s.option(form.Value, 'interface', _('Device'),
+			_('The device that carries your Internet traffic: the WAN device, or pppoe-wan when the WAN connects with PPPoE. Never a LAN device.'));
+		this.ctx.wanDevices.forEach(function(d) { o.value(d, _('%s (WAN)').format(d)) });
+		o.rmempty = false;
+		o.validate = valid(function(sid, v) { return shaping.validateDevice(v) });
+		o.onchange = onchange;
+
+		[ [ 'download', _('Download (Mbit/s)'),
+		    _('Rate the shaper allows towards your LAN. Use about 90 % of the download speed you measured without shaping (85–95 % is the usual advice); go lower if latency still rises under load. 0 leaves the download unshaped. Stored in kbit/s.') ],
+		  [ 'upload', _('Upload (Mbit/s)'),
+		    _('Rate the shaper allows towards the Internet. Use about 90 % of the measured upload speed (85–95 %); 0 leaves the upload unshaped. Stored in kbit/s.') ]
+		].forEach(function(d) {
+			o = f[d[0]] = s.option(form.Value, d[0], d[1], d[2]);
+			o.placeholder = '18';
+			o.load = function(sid) { return shaping.mbitText(uci.get('sqm', sid, d[0])) };
+			o.write = function(sid, v) { uci.set('sqm', sid, d[0], shaping.kbitText(v)) };
+			o.validate = valid(function(sid, v) {
+				if (v === '' || v == null)
+					return (f.enabled.formvalue(sid) === '1') ? _('Required when the queue is enabled') : null;
+				return shaping.validateMbit(v);
+			});
+			o.onchange = onchange;
+		});
+
+		o = f.rtt = virtual(s.option(form.ListValue, '_rtt', _('Round-trip time'),
+			_('The RTT CAKE assumes when it decides that a queue stands too long. Pick about the 98th percentile of the round-trip times your traffic really sees. "internet" (100 ms) also covers paths up to about 280 ms well; where most servers are far away (200 ms and more) use oceanic (300 ms). Shorter values cut latency harder but cost throughput on long paths.')),
+			function(st) { return (typeof st.model.rtt === 'number') ? 'custom' : (st.model.rtt || 'internet') });
+		o.value('lan', _('lan – 1 ms (not for Internet links)'));
+		o.value('metro', _('metro – 10 ms'));
+		o.value('regional', _('regional – 30 ms'));
+		o.value('internet', _('internet – 100 ms (default)'));
+		o.value('oceanic', _('oceanic – 300 ms'));
+		o.value('satellite', _('satellite – 1000 ms'));
+		extra.rtt.forEach(function(k) { o.value(k, _('%s (as configured)').format(k)) });
+		o.value('custom', _('Custom…'));
+		o.validate = valid(function(sid, v) {
+			return (extra.rtt.indexOf(v) > -1) ? _('"%s" is outside 1–1000 ms; choose a preset or a custom value').format(v) : null;
+		});
+
+		o = f.rttCustom = virtual(s.option(form.Value, '_rtt_custom', _('Custom RTT (ms)'),
+			_('Whole milliseconds, 1 to 1000.')),
+			function(st) { return (typeof st.model.rtt === 'number') ? String(st.model.rtt) : '' });
+		o.depends('_rtt', 'custom');
+		o.placeholder = '100';
+		o.rmempty = false;
+		o.validate = valid(function(sid, v) { return cake.validateRtt(v) });
+
+		o = f.overhead = virtual(s.option(form.ListValue, '_overhead', _('Link overhead'),
+			_('How your link frames each packet, so CAKE counts bytes like your modem does. ethernet: fibre, Ethernet hand-off or cable modem in bridge mode (38 bytes, MPU 84); docsis: cable internet (18 bytes, MPU 64); pppoe-ptm: VDSL2 with PPPoE (30 bytes); bridged-ptm: VDSL2 without PPPoE (22 bytes); atm: ADSL (ATM cells; enter the overhead in bytes); raw: no compensation; none: no keyword (CAKE\'s default). These CAKE keywords replace sqm\'s own link layer setting, which is set to none so that the overhead is not counted twice.')),
+			function(st) { return (st.model.overhead == null) ? 'none' : st.model.overhead });
+		o.value('ethernet', _('ethernet – fibre / Ethernet (38 bytes, MPU 84)'));
+		o.value('docsis', _('docsis – cable (18 bytes, MPU 64)'));
+		o.value('pppoe-ptm', _('pppoe-ptm – VDSL2 with PPPoE (30 bytes)'));
+		o.value('bridged-ptm', _('bridged-ptm – VDSL2 without PPPoE (22 bytes)'));
+		o.value('atm', _('atm – ADSL with ATM cells (overhead below)'));
+		o.value('raw', _('raw – no compensation'));
+		o.value('none', _('none – no keyword'));
+		extra.overhead.forEach(function(k) {
+			o.value(k, (k === 'custom') ? _('custom – keywords as configured') : _('%s (as configured)').format(k));
+		});
+
+		o = f.advanced = virtual(s.option(form.Flag, '_advanced', _('Advanced options'),
+			_('Show the per-packet overhead, minimum packet unit, VLAN tags and extra CAKE options.')),
+			function(st) {
+				var md = st.model;
+				return (md.overheadBytes != null || md.mpu != null || md.vlan > 0 ||
+					st.unknown.ingress.length || st.unknown.egress.length) ? '1' : '0';
+			});
+
+		o = f.overheadBytes = virtual(s.option(form.Value, '_overhead_bytes', _('Overhead (bytes)'),
+			_('Per-packet overhead in bytes, -64 to 256; replaces the value of the preset. Required for atm, e.g. 40 for PPPoE over ADSL with LLC/SNAP, 32 for PPPoE with VC-MUX.')),
+			function(st) { return (st.model.overheadBytes == null) ? '' : String(st.model.overheadBytes) });
+		o.depends({ _advanced: '1', _overhead: /^(?!custom$)/ });
+		o.depends('_overhead', 'atm');
+		o.validate = valid(function(sid, v) {
+			if (v === '' || v == null)
+				return (f.overhead.formvalue(sid) === 'atm') ? _('ATM framing needs the per-packet overhead') : null;
+			return cake.validateOverhead(v);
+		});
+
+		o = f.mpu = virtual(s.option(form.Value, '_mpu', _('Minimum packet unit (bytes)'),
+			_('Packets are counted as at least this long, 0 to 256. Leave empty for the preset\'s value.')),
+			function(st) { return (st.model.mpu == null) ? '' : String(st.model.mpu) });
+		o.depends({ _advanced: '1', _overhead: /^(?!custom$)/ });
+		o.validate = valid(function(sid, v) { return (v === '' || v == null) ? null : cake.validateMpu(v) });
+
+		o = f.vlan = virtual(s.option(form.ListValue, '_vlan', _('VLAN tags'),
+			_('VLAN tags your ISP adds on the link (ether-vlan, 4 bytes each).')),
+			function(st) { return String(st.model.vlan || 0) });
+		o.value('0', _('none'));
+		o.value('1', _('one (+4 bytes)'));
+		o.value('2', _('two (+8 bytes)'));
+		o.depends({ _advanced: '1', _overhead: /^(?!custom$)/ });
+
+		o = f.nat = virtual(s.option(form.Flag, '_nat', _('NAT awareness'),
+			_('CAKE looks up connection tracking to see the LAN addresses behind NAT, so per-host fairness works on a NAT router. Turn it on when this router masquerades on this device.')),
+			function(st) {
+				if (st.model.nat == null)
+					return (self.ctx.profile === '1.7') ? '1' : '0';
+				return st.model.nat ? '1' : '0';
+			});
+
+		o = f.isolation = virtual(s.option(form.ListValue, '_isolation', _('Fairness'),
+			_('How CAKE shares the link. Per host: each LAN host gets an equal share first, then its connections share it, so one host with many downloads cannot starve the others (dual-srchost on upload, dual-dsthost on download; needs NAT awareness on a NAT router). Triple isolate: fair over both source and destination hosts (CAKE\'s default). Per flow: per connection only.')),
+			function(st) { return st.model.isolation || 'triple-isolate' });
+		o.value('dual', _('Per host, then per flow (recommended)'));
+		o.value('triple-isolate', _('Triple isolate (CAKE default)'));
+		o.value('flows', _('Per flow'));
+		extra.isolation.forEach(function(k) { o.value(k, _('%s (as configured)').format(k)) });
+
+		o = f.diffserv = virtual(s.option(form.ListValue, '_diffserv', _('Priorities'),
+			_('Best effort: one queue for everything (piece_of_cake.qos). diffserv3 / diffserv4: priority tins by DSCP marking on the upload (layer_cake.qos). The download stays best effort (sqm ignores DSCP on ingress by default): marks arriving from the Internet cannot be trusted.')),
+			function(st) { return st.model.diffserv || ((st.script === 'layer_cake.qos') ? 'diffserv3' : 'besteffort') });
+		o.value('besteffort', _('Best effort (one tin)'));
+		o.value('diffserv3', _('diffserv3 (3 tins)'));
+		o.value('diffserv4', _('diffserv4 (4 tins)'));
+		extra.diffserv.forEach(function(k) { o.value(k, _('%s (as configured)').format(k)) });
+
+		o = f.ackFilter = virtual(s.option(form.Flag, '_ack_filter', _('ACK filter'),
+			_('Drops redundant TCP ACKs waiting in the upload queue. Only for very asymmetric links (download 10 times the upload or more), where ACKs alone fill the upload.')),
+			function(st) { return (st.model.ackFilter === true || st.model.ackFilter === 'aggressive') ? '1' : '0' });
+
+		[ [ 'extraIngress', '_extra_ingress', 'ingress', _('Extra download options'),
+		    _('Other CAKE options for the download side (iqdisc_opts), kept as typed, e.g. "memlimit 32mb". Words that have their own field above are refused.') ],
+		  [ 'extraEgress', '_extra_egress', 'egress', _('Extra upload options'),
+		    _('Other CAKE options for the upload side (eqdisc_opts), kept as typed, e.g. "wash". Words that have their own field above are refused.') ]
+		].forEach(function(d) {
+			o = f[d[0]] = virtual(s.option(form.Value, d[1], d[3], d[4]),
+				function(st) { return st.unknown[d[2]].join(' ') });
+			o.depends('_advanced', '1');
+			o.validate = valid(function(sid, v) { return cake.validateExtra(d[2], v) });
+		});
+
+		o = s.option(form.DummyValue, '_preview', _('Commands'),
+			_('The tc and ip commands sqm-scripts will run for the values above, before you save. Updated as you edit.'));
+		o.renderWidget = function(sid) {
+			return E('div', { id: 'reterm-preview-' + sid }, self.renderPreview(sid));
+		};
+
+		return m.render().then(function(node) {
+			return E([ E('div', { 'class': 'reterm-shaping-notes' }, notes), node ]);
+		});
+	}
+});
