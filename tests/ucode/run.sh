@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# ucode tests of the reterm render layer.
+# ucode tests of the reterm render layer and the ubus API.
 #
 #   tests/ucode/run.sh                  run everything that can run here
 #   UPDATE_GOLDEN=1 tests/ucode/run.sh  rewrite tests/fixtures/*/expected
-#                                       from the current renderer (review
-#                                       the result with git diff)
+#                                       from the current renderer and
+#                                       tests/ucode/api/fixtures/*/expected
+#                                       from the API (review the result
+#                                       with git diff)
 #
 # Per fixture tests/fixtures/<name>/ (config/reterm, meminfo, expected/):
 #   render/<name>         render CLI with the mock uci (tests/ucode/mocks,
@@ -17,10 +19,21 @@
 #   nft/<name>            golden snippets loaded into an emulated fw4 table
 #                         in a fresh net namespace (needs root, nft,
 #                         unshare); then an element added at runtime must be
-#                         gone after loading it again (fw4 reload)
+#                         gone after loading it again (fw4 reload), while
+#                         the window audit's state must survive it
 #   haproxy/<name>        haproxy -c on the golden haproxy.cfg, no warnings,
 #                         no forbidden keywords
-# Plus unit/validate (tests/ucode/validate_test.uc).
+# Plus unit/validate (tests/ucode/validate_test.uc), and for the ubus API:
+#   unit/api-parse        parsers and audit logic on recorded outputs
+#                         (tests/ucode/api/parse_test.uc)
+#   unit/api              every method through the rpcd plugin file with
+#                         mock fs/ubus/uci (tests/ucode/api/api_test.uc)
+#   oui                   root/usr/share/reterm/oui.json is what
+#                         tools/gen-oui.py makes from the installed
+#                         ieee-data (skipped without /usr/share/ieee-data)
+#   audit/lab             the window audit with real nft and ss in a net
+#                         namespace, driven by the `api` CLI
+#                         (tests/ucode/audit_ns.sh)
 #
 # Output: "ok - <test>", "not ok - <test>", "skip - <test> (<reason>)", and
 # a last line "ucode: N passed, N failed, N skipped".  Exit 1 on failure.
@@ -52,7 +65,7 @@ done
 renders() { [ "$(cat "$FIXTURES/$1/expected/exit" 2>/dev/null)" = 0 ]; }
 
 if [ -z "$UCODE" ]; then
-	n=1
+	n=5
 	for f in "${fixtures[@]}"; do
 		n=$((n + 2))
 		renders "$f" && n=$((n + 2))
@@ -171,9 +184,17 @@ for f in "${fixtures[@]}"; do
 			nft add element inet fw4 reterm_devices "{ 02:00:00:00:99:99 }"
 			nft add element inet fw4 reterm_all "{ 02:00:00:00:99:99 }"
 			nft add element inet fw4 reterm_ports "{ 02:00:00:00:99:99 . 1 }"
+			nft list chain inet fw4 reterm_audit >/dev/null
+			nft add element inet fw4 reterm_audit_on "{ \"br-lan\" timeout 5m }"
+			nft add element inet fw4 reterm_audit_syn "{ 02:00:00:00:88:88 counter packets 3 bytes 180 }"
 			nft -f "$1"
 			if nft list table inet fw4 | grep -q 02:00:00:00:99:99; then
 				echo "stale set element kept across an fw4 reload" >&2
+				exit 1
+			fi
+			if ! nft list set inet fw4 reterm_audit_syn | grep -q "02:00:00:00:88:88 counter packets 3" ||
+			   ! nft list set inet fw4 reterm_audit_on | grep -q br-lan; then
+				echo "the window audit did not survive an fw4 reload" >&2
 				exit 1
 			fi
 		' sh "$TMP/fw4-$f.nft" >"$TMP/nft.log" 2>&1; then
@@ -204,6 +225,51 @@ if "$UCODE" -L "$MODS" "$HERE/validate_test.uc" >"$TMP/unit.log" 2>&1; then
 else
 	notok "unit/validate"
 	sed 's/^/#   /' "$TMP/unit.log"
+fi
+
+API=$HERE/api
+
+if "$UCODE" -L "$MODS" "$API/parse_test.uc" >"$TMP/parse.log" 2>&1; then
+	ok "unit/api-parse ($(tail -n1 "$TMP/parse.log"))"
+else
+	notok "unit/api-parse"
+	sed 's/^/#   /' "$TMP/parse.log"
+fi
+
+if "$UCODE" -L "$API/mocks" -L "$MOCKS" -L "$MODS" "$API/api_test.uc" >"$TMP/api.log" 2>&1; then
+	ok "unit/api ($(tail -n1 "$TMP/api.log"))"
+else
+	notok "unit/api"
+	sed 's/^/#   /' "$TMP/api.log"
+fi
+
+if [ ! -r /usr/share/ieee-data/oui.csv ]; then
+	skipped "oui" "ieee-data not installed (apt-get install ieee-data)"
+elif ! command -v python3 >/dev/null 2>&1; then
+	skipped "oui" "python3 not found"
+elif python3 "$ROOT/tools/gen-oui.py" -o - >"$TMP/oui.json" 2>"$TMP/oui.log" &&
+     diff -u "$ROOT/root/usr/share/reterm/oui.json" "$TMP/oui.json" >>"$TMP/oui.log"; then
+	ok "oui (oui.json matches tools/gen-oui.py on the installed ieee-data)"
+else
+	notok "oui (root/usr/share/reterm/oui.json is not what tools/gen-oui.py makes; rerun it)"
+	sed 's/^/#   /' "$TMP/oui.log" | head -n 40
+fi
+
+audit_reason=$nft_reason
+for tool in ss python3 nsenter timeout; do
+	[ -z "$audit_reason" ] && ! command -v $tool >/dev/null 2>&1 && audit_reason="$tool not found"
+done
+if [ -n "$audit_reason" ]; then
+	skipped "audit/lab" "$audit_reason"
+else
+	fw4_wrapper "$FIXTURES/lab/expected" >"$TMP/fw4-audit.nft"
+	if timeout 120 unshare -n bash "$HERE/audit_ns.sh" "$TMP/fw4-audit.nft" "$FIXTURES/lab/config" \
+		"$UCODE" "$ROOT/root/usr/libexec/reterm/api" >"$TMP/audit.log" 2>&1; then
+		ok "audit/lab (3ds flagged, pc not, rwnd_limited read; through the api CLI)"
+	else
+		notok "audit/lab"
+		sed 's/^/#   /' "$TMP/audit.log"
+	fi
 fi
 
 echo "ucode: $pass passed, $fail failed, $skip skipped"

@@ -26,16 +26,18 @@ import { readfile } from 'fs';
 
 let last_error = null;
 
-// committed state per "<confdir>/<conf>", and the recorded write calls
-let committed = {}, calls = [];
+// Committed state per "<confdir>/<conf>" and the recorded write calls.
+// In global.mock_uci: a module imported by separately compiled programs
+// (a test and the rpcd plugin it loads) has one instance per program.
+const S = global.mock_uci ??= { committed: {}, calls: [] };
 
 export function mock_calls() {
-	return calls;
+	return S.calls;
 }
 
 export function mock_reset() {
-	committed = {};
-	calls = [];
+	S.committed = {};
+	S.calls = [];
 }
 
 function ident_ok(s) {
@@ -223,8 +225,8 @@ export function cursor(confdir, savedir) {
 		if (!exists(cache, conf)) {
 			let key = `${dir}/${conf}`;
 
-			if (exists(committed, key)) {
-				cache[conf] = clone(committed[key]);
+			if (exists(S.committed, key)) {
+				cache[conf] = clone(S.committed[key]);
 			}
 			else {
 				let text = ident_ok(conf) ? readfile(key) : null;
@@ -311,7 +313,7 @@ export function cursor(confdir, savedir) {
 		},
 
 		add: (conf, typ) => {
-			push(calls, [ 'add', conf, typ ]);
+			push(S.calls, [ 'add', conf, typ ]);
 
 			// like ucode's uci: the package must have been loaded
 			if (!exists(cache, conf) || cache[conf] == null || type(typ) != 'string' || !ident_ok(typ)) {
@@ -331,7 +333,7 @@ export function cursor(confdir, savedir) {
 		},
 
 		set: (conf, name, opt, val) => {
-			push(calls, (val != null) ? [ 'set', conf, name, opt, val ] : [ 'set', conf, name, opt ]);
+			push(S.calls, (val != null) ? [ 'set', conf, name, opt, val ] : [ 'set', conf, name, opt ]);
 
 			if (val == null) {
 				// set(conf, name, type): create or retype a named section
@@ -363,7 +365,7 @@ export function cursor(confdir, savedir) {
 		},
 
 		delete: (conf, name, opt) => {
-			push(calls, (opt != null) ? [ 'delete', conf, name, opt ] : [ 'delete', conf, name ]);
+			push(S.calls, (opt != null) ? [ 'delete', conf, name, opt ] : [ 'delete', conf, name ]);
 
 			let s = find(conf, name);
 
@@ -381,19 +383,19 @@ export function cursor(confdir, savedir) {
 		},
 
 		commit: (conf) => {
-			push(calls, [ 'commit', conf ]);
+			push(S.calls, [ 'commit', conf ]);
 
 			if (pkg(conf) == null)
 				return null;
 
-			committed[`${dir}/${conf}`] = clone(cache[conf]);
+			S.committed[`${dir}/${conf}`] = clone(cache[conf]);
 			return true;
 		},
 
-		save: (conf) => { push(calls, [ 'save', conf ]); return true; },
+		save: (conf) => { push(S.calls, [ 'save', conf ]); return true; },
 
 		revert: (conf) => {
-			push(calls, [ 'revert', conf ]);
+			push(S.calls, [ 'revert', conf ]);
 			delete cache[conf];
 			return true;
 		},

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The ubus API "reterm": what each method does.  The rpcd plugin
+// (/usr/share/rpcd/ucode/reterm) is only the methods table over these
+// functions, and /usr/libexec/reterm/api runs the same plugin from a shell
+// (the lab has no ubus).
+//
+// Every method checks its arguments first and answers an error reply
+// (reterm.reply) before anything is written.  Successful writes commit the
+// reterm package and reload the service.
+//
+// I/O: uci (RETERM_UCI_CONFDIR overrides the config directory, as for the
+// render CLI), ubus (optional: absent or not answering is tolerated),
+// files under /tmp, /etc and /proc, the haproxy stats socket (optional),
+// and fixed commands: the nft and ss commands of reterm.audit,
+// "ip -6 neigh show", and "/etc/init.d/reterm reload" (argv form, no
+// shell).
+
+'use strict';
+
+import { readfile, popen, stat } from 'fs';
+import { cursor } from 'uci';
+import { connect } from 'ubus';
+import { load as load_config, DEFAULTS } from 'reterm.config';
+import * as v from 'reterm.validate';
+import { error, check, show } from 'reterm.reply';
+import * as H from 'reterm.hosts';
+import * as D from 'reterm.devices';
+import * as A from 'reterm.audit';
+import { lookup } from 'reterm.oui';
+
+export const INIT = '/etc/init.d/reterm';
+export const STATS_SOCKET = '/var/run/reterm/haproxy.sock';
+export const NEIGH6_CMD = 'ip -6 neigh show 2>/dev/null';
+export const ARP_FILE = '/proc/net/arp';
+export const ETHERS_FILE = '/etc/ethers';
+export const LEASES_DEFAULT = '/tmp/dhcp.leases';
+
+function uci_cursor() {
+	return cursor(getenv('RETERM_UCI_CONFDIR') || null);
+}
+
+// null when ubus is not there (no ubusd: the lab) or the object is absent
+function ubus_call(object, method, args) {
+	let conn = connect();
+
+	return conn ? conn.call(object, method, args ?? {}) : null;
+}
+
+function command_output(cmd) {
+	let p = popen(cmd, 'r');
+
+	if (!p)
+		return null;
+
+	let text = p.read('all');
+
+	p.close();
+
+	return text;
+}
+
+function reload() {
+	return system([ INIT, 'reload' ]);
+}
+
+// The validated config, or the bits the API needs from a broken one.
+function config(c) {
+	let r = load_config(c, null);
+	let raw = c.get('reterm', 'main', 'lan_device');
+
+	return {
+		cfg: r.cfg,
+		errors: r.errors,
+		enabled: r.cfg?.enabled ?? false,
+		lan_device: r.cfg?.lan_device ??
+			v.netdev((type(raw) == 'string') ? raw : null) ?? DEFAULTS.lan_device
+	};
+}
+
+// Sessions our haproxy frontend holds now: the "scur" column of the
+// FRONTEND rows of "show stat".
+export function stat_sessions(text) {
+	let lines = split(text ?? '', '\n'), col = {}, total = null;
+
+	if (!length(lines) || substr(lines[0], 0, 2) != '# ')
+		return null;
+
+	let head = split(substr(lines[0], 2), ',');
+
+	for (let i = 0; i < length(head); i++)
+		col[head[i]] = i;
+
+	if (col.svname == null || col.scur == null)
+		return null;
+
+	for (let l in slice(lines, 1)) {
+		let f = split(l, ',');
+
+		if (f[col.svname] == 'FRONTEND' && match(f[col.scur] ?? '', /^[0-9]+$/))
+			total = (total ?? 0) + +f[col.scur];
+	}
+
+	return total;
+}
+
+// Optional: needs ucode's socket module (OpenWrt 24.10+) and a running
+// haproxy; any failure answers null.  500 ms at most.
+function sessions() {
+	if (stat(STATS_SOCKET)?.type != 'socket')
+		return null;
+
+	let socket;
+
+	try {
+		socket = require('socket');
+	}
+	catch (e) {
+		return null;
+	}
+
+	let s = socket.connect({ path: STATS_SOCKET }, null, null, 500);
+
+	if (!s)
+		return null;
+
+	let out = '';
+
+	// haproxy answers and closes; 64 reads of 64 KiB bound a runaway
+	for (let i = 0; i < 64 && (i > 0 || s.send('show stat\n') != null); i++) {
+		let ev = socket.poll(500, s);
+
+		if (!ev?.[0]?.[1])
+			break;
+
+		let chunk = s.recv(65536);
+
+		if (chunk == null || chunk == '')
+			break;
+
+		out += chunk;
+	}
+
+	s.close();
+
+	return stat_sessions(out);
+}
+
+function service_running() {
+	let r = ubus_call('service', 'list', { name: 'reterm' });
+
+	for (let name, inst in r?.reterm?.instances ?? {})
+		if (inst?.running === true)
+			return true;
+
+	return false;
+}
+
+function dhcp_sources(c) {
+	let leasefile = LEASES_DEFAULT, statics = [];
+
+	c.foreach('dhcp', 'dnsmasq', (s) => {
+		if (type(s.leasefile) == 'string' && substr(s.leasefile, 0, 1) == '/')
+			leasefile = s.leasefile;
+
+		return false;
+	});
+
+	c.foreach('dhcp', 'host', (s) => { push(statics, s); });
+
+	return { leasefile, statics };
+}
+
+// The merged host list with vendor, class and audit.
+function host_list(c, conf, rtt_ms) {
+	let dhcp = dhcp_sources(c);
+	let devs = D.list(c);
+	let sets = A.parse_sets(command_output(A.LIST_CMD));
+	let passive = A.passive(sets);
+	let neigh6 = H.parse_neigh6(command_output(NEIGH6_CMD), conf.lan_device);
+
+	let merged = H.merge({
+		devices: devs,
+		statics: H.parse_statics(dhcp.statics),
+		leases4: H.parse_leases4(readfile(dhcp.leasefile)),
+		leases6: H.parse_odhcpd(ubus_call('dhcp', 'ipv6leases')),
+		ethers: H.parse_ethers(readfile(ETHERS_FILE)),
+		arp: H.parse_arp(readfile(ARP_FILE), conf.lan_device),
+		neigh6,
+		macs: keys(passive)
+	});
+
+	// ss only matters for devices that are re-terminated right now
+	let rows = null;
+
+	for (let d in devs)
+		if (d.enabled) {
+			rows = A.parse_ss(command_output(A.SS_CMD));
+			break;
+		}
+
+	let out = [];
+
+	for (let mac, h in merged) {
+		let o = lookup(mac);
+		let act = (rows && h.reterm && h.enabled) ? A.active(rows, [ ...h.ipv4, ...h.ipv6 ]) : null;
+
+		push(out, {
+			mac,
+			name: h.name,
+			ipv4: h.ipv4,
+			ipv6: h.ipv6,
+			vendor: o.vendor,
+			class: o.class,
+			reterm: h.reterm,
+			enabled: h.enabled,
+			ports: h.ports,
+			section: h.section,
+			online: h.online,
+			audit: A.evaluate(passive[mac], act, rtt_ms)
+		});
+	}
+
+	return { hosts: sort(out, H.compare), state: A.state(sets, conf.lan_device) };
+}
+
+export function status() {
+	let c = uci_cursor(), conf = config(c);
+	let sets = A.parse_sets(command_output(A.LIST_CMD));
+
+	return {
+		enabled: conf.enabled,
+		running: service_running(),
+		devices: conf.cfg ? length(conf.cfg.devices) : 0,
+		sessions: sessions(),
+		audit: A.state(sets, conf.lan_device),
+		errors: conf.errors
+	};
+}
+
+export function hosts() {
+	let c = uci_cursor();
+
+	return { hosts: host_list(c, config(c), A.DEFAULT_RTT_MS).hosts };
+}
+
+// Commit and reload after a successful change; the reply tells whether
+// the reload worked (the change is saved either way).
+function commit(c, res) {
+	if (res.error)
+		return res;
+
+	if (!c.commit('reterm'))
+		return error('internal', 'cannot save the reterm configuration: %s', c.error() ?? 'unknown error');
+
+	let rc = reload();
+
+	res.applied = (rc === 0);
+
+	if (!res.applied)
+		res.message = sprintf('saved, but "%s reload" failed (exit %s)', INIT, '' + rc);
+
+	return res;
+}
+
+export function device_add(args) {
+	let c = uci_cursor();
+
+	return commit(c, D.add(c, args));
+}
+
+export function device_set(args) {
+	let c = uci_cursor();
+
+	return commit(c, D.set(c, args));
+}
+
+export function device_remove(args) {
+	let c = uci_cursor();
+
+	return commit(c, D.remove(c, args));
+}
+
+export function apply() {
+	let rc = reload();
+
+	if (rc !== 0)
+		return error('internal', '"%s reload" failed (exit %s)', INIT, '' + rc);
+
+	return { applied: true };
+}
+
+export const AUDIT_START_ARGS = {
+	minutes: { type: 'int' }
+};
+
+export function audit_start(args) {
+	let e = check(args, AUDIT_START_ARGS);
+
+	if (e)
+		return e;
+
+	let minutes = args?.minutes ?? A.DEFAULT_MINUTES;
+
+	if (minutes < 1 || minutes > A.MAX_MINUTES)
+		return error('invalid_argument', 'minutes must be 1-%d, not %d', A.MAX_MINUTES, minutes);
+
+	let conf = config(uci_cursor());
+
+	if (!conf.cfg)
+		return error('not_running', 'the reterm configuration is invalid, so its firewall rules are not loaded');
+
+	if (!conf.enabled)
+		return error('not_running', 'reterm is disabled: enable it first, the audit rules come with it');
+
+	let rc = system(A.start_argv(conf.lan_device, minutes));
+
+	if (rc !== 0)
+		return error('not_running', 'the audit rules are not loaded (nft exit %s): is the reterm service running?', '' + rc);
+
+	return { running: true, lan_device: conf.lan_device, minutes, remaining_s: minutes * 60 };
+}
+
+export const AUDIT_RESULT_ARGS = {
+	mac: { type: 'string' },
+	rtt_ms: { type: 'int' }
+};
+
+export function audit_result(args) {
+	let e = check(args, AUDIT_RESULT_ARGS);
+
+	if (e)
+		return e;
+
+	let mac = null;
+
+	if (args?.mac != null) {
+		mac = v.mac(args.mac);
+
+		if (mac == null)
+			return error('invalid_argument', 'mac %s is invalid: expected %s', show(args.mac), v.grammar.mac);
+	}
+
+	let rtt = args?.rtt_ms ?? A.DEFAULT_RTT_MS;
+
+	if (rtt < 1 || rtt > A.MAX_RTT_MS)
+		return error('invalid_argument', 'rtt_ms must be 1-%d, not %d', A.MAX_RTT_MS, rtt);
+
+	let c = uci_cursor();
+	let r = host_list(c, config(c), rtt);
+	let out = [];
+
+	for (let h in r.hosts)
+		if (mac ? h.mac == mac : h.audit != null)
+			push(out, {
+				mac: h.mac, name: h.name, vendor: h.vendor, class: h.class,
+				reterm: h.reterm, enabled: h.enabled, audit: h.audit
+			});
+
+	if (mac && !length(out))
+		return error('not_found', 'no host with MAC %s is known (no lease, neighbour entry, device section or audit data)', mac);
+
+	return {
+		running: r.state.running,
+		remaining_s: r.state.remaining_s,
+		rtt_ms: rtt,
+		devices: out
+	};
+}

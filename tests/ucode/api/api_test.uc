@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Tests of the ubus API through the rpcd plugin file itself, with mock
+// fs, ubus and uci modules first on the module path:
+//
+//   ucode -L tests/ucode/api/mocks -L tests/ucode/mocks -L root/usr/share/ucode \
+//         tests/ucode/api/api_test.uc
+//
+// system() is replaced by a recorder, so nothing runs.  Replies of the
+// normal paths are compared with tests/ucode/api/fixtures/<fixture>/expected/
+// *.json (UPDATE_GOLDEN=1 rewrites them; review with git diff).  Every
+// malformed call must answer its error code with no uci write, no commit
+// and no system() call.
+//
+// Prints "not ok - ..." per failure and "api: N passed, N failed".
+
+'use strict';
+
+import * as fs from 'fs';
+import * as ubus from 'ubus';
+import * as uci from 'uci';
+import { SETS, LIST_CMD, SS_CMD } from 'reterm.audit';
+import { NEIGH6_CMD, INIT } from 'reterm.api';
+
+const HERE = sourcepath(0, true);
+const TOP = replace(HERE, /\/tests\/ucode\/api$/, '');
+const PLUGIN = `${TOP}/root/usr/share/rpcd/ucode/reterm`;
+const real = fs.mock_real();
+const UPDATE = getenv('UPDATE_GOLDEN') == '1';
+
+let passed = 0, failed = 0;
+
+function ok(what) { passed++; }
+function notok(what, detail) {
+	failed++;
+	print(`not ok - ${what}\n`);
+	if (detail)
+		print(join('', map(split(detail, '\n'), l => `#   ${l}\n`)));
+}
+
+function check(what, got, want) {
+	let g = sprintf('%.J', got), w = sprintf('%.J', want);
+
+	if (g === w)
+		ok(what);
+	else
+		notok(what, `got:  ${g}\nwant: ${w}`);
+}
+
+// system() recorder
+let sys_calls = [], sys_rc = 0;
+
+global.system = (argv, timeout) => {
+	push(sys_calls, argv);
+	return sys_rc;
+};
+
+let fixture = null;
+
+function setup(name, opts) {
+	fixture = `${HERE}/fixtures/${name}`;
+
+	let popen = {};
+	popen[LIST_CMD] = `${fixture}/popen/nft-sets.jsonl`;
+	popen[SS_CMD] = `${fixture}/popen/ss.txt`;
+	popen[NEIGH6_CMD] = `${fixture}/popen/neigh6.txt`;
+
+	fs.mock_setup({ root: `${fixture}/root`, passthrough: [ TOP ], popen });
+
+	let replies = json(real.readfile(`${fixture}/ubus.json`) ?? '{}');
+	ubus.mock_setup(opts?.no_ubus ? null : replies);
+	uci.mock_reset();
+	sys_calls = [];
+	sys_rc = opts?.rc ?? 0;
+}
+
+let plugin = loadfile(PLUGIN, { raw_mode: true, module_search_path: REQUIRE_SEARCH_PATH })();
+let M = plugin.reterm;
+
+function call(method, args) {
+	return M[method].call({ args: args ?? {}, info: { method } });
+}
+
+function writes() {
+	return filter(uci.mock_calls(), c => c[0] in [ 'add', 'set', 'delete', 'commit', 'save' ]);
+}
+
+function golden(what, name, got) {
+	let path = `${fixture}/expected/${name}.json`;
+
+	if (UPDATE) {
+		real.mkdir(`${fixture}/expected`);
+		real.writefile(path, sprintf('%.J\n', got));
+	}
+
+	let want = real.readfile(path);
+
+	if (want == null)
+		return notok(what, `missing ${path} (UPDATE_GOLDEN=1 writes it)`);
+
+	check(what, got, json(want));
+}
+
+// ---- the methods table ------------------------------------------------
+
+check('plugin publishes object reterm with the documented methods',
+	sort(keys(M)), sort([ 'status', 'hosts', 'device_add', 'device_set', 'device_remove',
+		'apply', 'audit_start', 'audit_result' ]));
+
+check('typed args: strings, booleans and integers',
+	map(sort(keys(M)), m => [ m, map(sort(keys(M[m].args ?? {})), a => `${a}:${type(M[m].args[a])}`) ]),
+	[
+		[ 'apply', [] ],
+		[ 'audit_result', [ 'mac:string', 'rtt_ms:int' ] ],
+		[ 'audit_start', [ 'minutes:int' ] ],
+		[ 'device_add', [ 'enabled:bool', 'mac:string', 'name:string', 'ports:string' ] ],
+		[ 'device_remove', [ 'mac:string' ] ],
+		[ 'device_set', [ 'enabled:bool', 'mac:string', 'name:string', 'ports:string' ] ],
+		[ 'hosts', [] ],
+		[ 'status', [] ]
+	]);
+
+// ---- read methods -----------------------------------------------------
+
+setup('home');
+golden('status', 'status', call('status'));
+check('status reads no haproxy socket without one', sys_calls, []);
+
+setup('home');
+let h = call('hosts');
+golden('hosts', 'hosts', h);
+check('hosts runs only the fixed commands', sort(fs.mock_log().popen), sort([ LIST_CMD, SS_CMD, NEIGH6_CMD ]));
+check('hosts writes nothing', [ writes(), sys_calls, fs.mock_log().write ], [ [], [], [] ]);
+check('hosts: sorted consoles/handhelds first, then by name',
+	map(h.hosts, x => [ x.class, x.name ]),
+	[
+		[ 'console', 'nintendo-3ds' ], [ 'console', 'ps4' ],
+		[ 'handheld', 'steamdeck' ], [ 'handheld', '' ],
+		[ 'other', 'desk' ], [ 'other', 'desk' ], [ 'other', 'Pixel-7' ], [ 'other', 'xbox' ]
+	]);
+
+setup('home', { no_ubus: true });
+let h2 = call('hosts');
+check('hosts without ubus: no odhcpd leases, still a reply',
+	[ length(h2.hosts), filter(h2.hosts, x => x.mac == '00:d9:d1:aa:bb:cc')[0].ipv6 ],
+	[ 8, [ '2001:db8:1::60' ] ]);
+
+setup('home');
+golden('audit_result (all with data)', 'audit_result', call('audit_result'));
+
+setup('home');
+golden('audit_result (one MAC, 200 ms)', 'audit_result-3ds-200ms',
+	call('audit_result', { mac: '98:E8:FA:12:34:56', rtt_ms: 200 }));
+
+setup('home');
+check('audit_result: unknown MAC is not_found',
+	call('audit_result', { mac: '02:00:00:00:99:99' }).error, 'not_found');
+
+// ---- writes -----------------------------------------------------------
+
+setup('home');
+let r = call('device_add', { name: 'switch', mac: '00:09:BF:01:02:03', ports: '80 443\t8080-8090', enabled: false });
+check('device_add: reply', r, {
+	section: 'cfg050f15',
+	device: { name: 'switch', mac: '00:09:bf:01:02:03', ports: '80 443 8080-8090', enabled: false },
+	applied: true
+});
+check('device_add: uci writes then one commit', uci.mock_calls(), [
+	[ 'add', 'reterm', 'device' ],
+	[ 'set', 'reterm', 'cfg050f15', 'name', 'switch' ],
+	[ 'set', 'reterm', 'cfg050f15', 'mac', '00:09:bf:01:02:03' ],
+	[ 'set', 'reterm', 'cfg050f15', 'enabled', '0' ],
+	[ 'set', 'reterm', 'cfg050f15', 'ports', '80 443 8080-8090' ],
+	[ 'commit', 'reterm' ]
+]);
+check('device_add: reload via argv, no shell', sys_calls, [ [ INIT, 'reload' ] ]);
+let added = filter(call('hosts').hosts, x => x.mac == '00:09:bf:01:02:03')[0];
+check('device_add: the committed device is listed by hosts',
+	[ added?.reterm, added?.enabled, added?.ports, added?.section, added?.vendor, added?.class ],
+	[ true, false, '80 443 8080-8090', 'cfg050f15', 'Nintendo', 'console' ]);
+
+setup('home');
+r = call('device_add', { name: 'switch', mac: '00:09:bf:01:02:03' });
+check('device_add: defaults ports all, enabled', r.device, { name: 'switch', mac: '00:09:bf:01:02:03', ports: 'all', enabled: true });
+
+setup('home', { rc: 1 });
+r = call('device_add', { name: 'switch', mac: '00:09:bf:01:02:03', ports: 'web' });
+check('device_add: failed reload is reported, change kept',
+	[ r.applied, r.message, uci.mock_calls()[-1] ],
+	[ false, 'saved, but "/etc/init.d/reterm reload" failed (exit 1)', [ 'commit', 'reterm' ] ]);
+
+setup('home');
+r = call('device_set', { mac: '98:e8:fa:12:34:56', ports: 'web', enabled: false });
+check('device_set: matches the upper-case MAC in the config', r, {
+	sections: [ 'cfg020f15' ],
+	device: { name: 'nintendo-3ds', mac: '98:e8:fa:12:34:56', ports: 'web', enabled: false },
+	applied: true
+});
+check('device_set: writes only the given options', uci.mock_calls(), [
+	[ 'set', 'reterm', 'cfg020f15', 'enabled', '0' ],
+	[ 'set', 'reterm', 'cfg020f15', 'ports', 'web' ],
+	[ 'commit', 'reterm' ]
+]);
+check('device_set: reload', sys_calls, [ [ INIT, 'reload' ] ]);
+
+setup('home');
+r = call('device_set', { mac: '00:D9:D1:AA:BB:CC', name: 'ps4-pro' });
+check('device_set: rename', [ r.sections, r.device.name, r.device.ports ], [ [ 'ps4' ], 'ps4-pro', 'web' ]);
+
+setup('home');
+r = call('device_remove', { mac: '00:d9:d1:aa:bb:cc' });
+check('device_remove: reply', r, { sections: [ 'ps4' ], mac: '00:d9:d1:aa:bb:cc', applied: true });
+check('device_remove: delete then commit', uci.mock_calls(), [ [ 'delete', 'reterm', 'ps4' ], [ 'commit', 'reterm' ] ]);
+let gone = filter(call('hosts').hosts, x => x.mac == '00:d9:d1:aa:bb:cc')[0];
+check('device_remove: the host stays, no longer re-terminated', [ gone.reterm, gone.section, gone.audit.rwnd_limited_pct ], [ false, null, null ]);
+
+setup('home');
+check('apply: reloads', [ call('apply'), sys_calls, writes() ], [ { applied: true }, [ [ INIT, 'reload' ] ], [] ]);
+
+setup('home', { rc: 1 });
+check('apply: failure is internal', call('apply'), { error: 'internal', message: '"/etc/init.d/reterm reload" failed (exit 1)' });
+
+setup('home');
+check('audit_start: default 10 minutes', call('audit_start'), { running: true, lan_device: 'br-lan', minutes: 10, remaining_s: 600 });
+check('audit_start: one nft run, fixed argv', sys_calls, [ [ 'nft',
+	join('; ', [ ...map(SETS, s => `flush set inet fw4 reterm_audit_${s}`),
+		'add element inet fw4 reterm_audit_on { "br-lan" timeout 10m }' ]) ] ]);
+check('audit_start: writes no config', writes(), []);
+
+setup('home');
+check('audit_start: 120 minutes', [ call('audit_start', { minutes: 120 }).remaining_s, match(sys_calls[0][1], /timeout 120m/) != null ], [ 7200, true ]);
+
+setup('home', { rc: 1 });
+check('audit_start: nft failing (rules not loaded) is not_running', call('audit_start', { minutes: 5 }).error, 'not_running');
+
+setup('disabled');
+check('audit_start: disabled service is not_running, nft not run',
+	[ call('audit_start').error, sys_calls ], [ 'not_running', [] ]);
+
+setup('disabled');
+check('status of a disabled service', call('status').enabled, false);
+
+// ---- malformed input: error, no write, no commit, no system() ---------
+
+let long = '';
+for (let i = 0; i < 5000; i++) long += 'a';
+
+const BAD_NAMES = [ 'a"b', "a'b", 'a{b', 'a}b', 'a;b', 'a\nb', 'a b', 'a\\b', '-a', '', long, substr(long, 0, 33), 'nintendo-3ds\n' ];
+const BAD_PORTS = [ 'all; flush ruleset', '80 }', '80\n443', '"80"', '80;443', '0', '65536', '443-80', '80,443',
+	'all web', 'ALL', '', '{ 80 }', long, join(' ', map(split(substr(long, 0, 65), ''), c => '80')) ];
+const BAD_MACS = [ '02:00:00:00:3d:51"', '02:00:00:00:3d:51\n', '02:00:00:00:3d:51;', '02:00:00:00:3d:51 }',
+	'{ 02:00:00:00:3d:51 }', "02:00:00:00:3d:51'", '02:00:00:00:3d:51; flush ruleset',
+	'01:00:5e:00:00:01', '00:00:00:00:00:00', '02-00-00-00-3d-51', '', long ];
+
+let cases = [];
+
+for (let m in BAD_MACS) {
+	push(cases, [ 'device_add', { name: 'x', mac: m }, 'invalid_argument' ]);
+	push(cases, [ 'device_set', { mac: m, enabled: true }, 'invalid_argument' ]);
+	push(cases, [ 'device_remove', { mac: m }, 'invalid_argument' ]);
+	push(cases, [ 'audit_result', { mac: m }, 'invalid_argument' ]);
+}
+
+for (let n in BAD_NAMES) {
+	push(cases, [ 'device_add', { name: n, mac: '02:00:00:00:3d:99' }, 'invalid_argument' ]);
+	push(cases, [ 'device_set', { mac: '98:e8:fa:12:34:56', name: n }, 'invalid_argument' ]);
+}
+
+for (let p in BAD_PORTS) {
+	push(cases, [ 'device_add', { name: 'x', mac: '02:00:00:00:3d:99', ports: p }, 'invalid_argument' ]);
+	push(cases, [ 'device_set', { mac: '98:e8:fa:12:34:56', ports: p }, 'invalid_argument' ]);
+}
+
+push(cases,
+	// wrong types
+	[ 'device_add', { name: 1, mac: '02:00:00:00:3d:99' }, 'invalid_argument' ],
+	[ 'device_add', { name: 'x', mac: 2 }, 'invalid_argument' ],
+	[ 'device_add', { name: 'x', mac: [ '02:00:00:00:3d:99' ] }, 'invalid_argument' ],
+	[ 'device_add', { name: 'x', mac: { m: '02:00:00:00:3d:99' } }, 'invalid_argument' ],
+	[ 'device_add', { name: 'x', mac: '02:00:00:00:3d:99', ports: [ '80' ] }, 'invalid_argument' ],
+	[ 'device_add', { name: 'x', mac: '02:00:00:00:3d:99', ports: 80 }, 'invalid_argument' ],
+	[ 'device_add', { name: 'x', mac: '02:00:00:00:3d:99', enabled: '1' }, 'invalid_argument' ],
+	[ 'device_add', { name: 'x', mac: '02:00:00:00:3d:99', enabled: 1 }, 'invalid_argument' ],
+	[ 'device_set', { mac: '98:e8:fa:12:34:56', enabled: 'true' }, 'invalid_argument' ],
+	[ 'device_set', { mac: true, enabled: true }, 'invalid_argument' ],
+	[ 'device_remove', { mac: 5 }, 'invalid_argument' ],
+	[ 'audit_start', { minutes: '10' }, 'invalid_argument' ],
+	[ 'audit_start', { minutes: 10.5 }, 'invalid_argument' ],
+	[ 'audit_start', { minutes: true }, 'invalid_argument' ],
+	[ 'audit_result', { rtt_ms: '130' }, 'invalid_argument' ],
+	[ 'audit_result', { mac: 1 }, 'invalid_argument' ],
+	// missing fields
+	[ 'device_add', { mac: '02:00:00:00:3d:99' }, 'invalid_argument' ],
+	[ 'device_add', { name: 'x' }, 'invalid_argument' ],
+	[ 'device_add', {}, 'invalid_argument' ],
+	[ 'device_set', { name: 'x' }, 'invalid_argument' ],
+	[ 'device_set', { mac: '98:e8:fa:12:34:56' }, 'invalid_argument' ],
+	[ 'device_remove', {}, 'invalid_argument' ],
+	// unknown arguments
+	[ 'device_add', { name: 'x', mac: '02:00:00:00:3d:99', comment: 'hi' }, 'invalid_argument' ],
+	[ 'device_set', { mac: '98:e8:fa:12:34:56', enabled: true, section: 'ps4' }, 'invalid_argument' ],
+	[ 'device_remove', { mac: '98:e8:fa:12:34:56', all: true }, 'invalid_argument' ],
+	[ 'audit_start', { minutes: 10, device: 'eth0' }, 'invalid_argument' ],
+	[ 'audit_result', { mac: '98:e8:fa:12:34:56', verbose: true }, 'invalid_argument' ],
+	// ranges
+	[ 'audit_start', { minutes: 0 }, 'invalid_argument' ],
+	[ 'audit_start', { minutes: -5 }, 'invalid_argument' ],
+	[ 'audit_start', { minutes: 121 }, 'invalid_argument' ],
+	[ 'audit_start', { minutes: 2147483647 }, 'invalid_argument' ],
+	[ 'audit_result', { rtt_ms: 0 }, 'invalid_argument' ],
+	[ 'audit_result', { rtt_ms: 2001 }, 'invalid_argument' ],
+	// unknown / existing devices
+	[ 'device_set', { mac: '02:00:00:00:99:99', enabled: true }, 'not_found' ],
+	[ 'device_remove', { mac: '02:00:00:00:99:99' }, 'not_found' ],
+	[ 'device_add', { name: 'again', mac: '98:e8:fa:12:34:56' }, 'exists' ],
+	[ 'device_add', { name: 'again', mac: '00:D9:D1:AA:BB:CC' }, 'exists' ],
+	[ 'audit_result', { mac: '02:00:00:00:99:99' }, 'not_found' ]
+);
+
+for (let c in cases) {
+	setup('home');
+
+	let what = sprintf('%s %.J', c[0], c[1]);
+	if (length(what) > 120)
+		what = substr(what, 0, 117) + '...';
+
+	let res = call(c[0], c[1]);
+
+	if (type(res) != 'object' || res.error != c[2] || type(res.message) != 'string' || length(res.message) < 1 ||
+	    length(keys(res)) != 2) {
+		notok(`${what} -> ${c[2]}`, sprintf('got %.J', res));
+		continue;
+	}
+
+	// the message quotes hostile input JSON-escaped: never a raw newline
+	if (index(res.message, '\n') >= 0) {
+		notok(`${what}: raw newline in message`, res.message);
+		continue;
+	}
+
+	let w = writes();
+
+	if (length(w) || length(sys_calls) || length(fs.mock_log().write))
+		notok(`${what}: wrote something`, sprintf('uci %.J\nsystem %.J', w, sys_calls));
+	else
+		ok(what);
+}
+
+print(`api: ${passed} passed, ${failed} failed\n`);
+exit(failed ? 1 : 0);
