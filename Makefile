@@ -11,7 +11,8 @@ with CAKE through sqm-scripts, and measures latency under load.
 # The buildroot cannot express "haproxy or haproxy-nossl"; we name the small
 # variant and the .ipk built by `make ipk` accepts either (tools/mkipk.sh).
 LUCI_DEPENDS:=+luci-base +rpcd +rpcd-mod-ucode +ucode +ucode-mod-fs \
-	+ucode-mod-uci +ucode-mod-ubus +ucode-mod-uloop +haproxy-nossl \
+	+ucode-mod-uci +ucode-mod-ubus +ucode-mod-uloop +ucode-mod-socket \
+	+ucode-mod-struct +haproxy-nossl \
 	+sqm-scripts +kmod-sched-cake +kmod-nft-tproxy +kmod-nft-socket +tc
 LUCI_PKGARCH:=all
 PKG_LICENSE:=Apache-2.0

@@ -217,8 +217,12 @@ check "postinst runs and removes uci-defaults/80_reterm" \
 	grep -qE '^for f in (.* )?80_reterm( |;)' "$P"
 check "postinst clears luci caches" grep -q 'rm -f /tmp/luci-indexcache' "$P"
 check "postinst reloads rpcd" grep -q '/etc/init.d/rpcd reload' "$P"
-check "prerm stops and disables the service" \
-	bash -c 'grep -q "/etc/init.d/reterm stop" "$1" && grep -q "/etc/init.d/reterm disable" "$1"' _ "$T/x/control/prerm"
+check "prerm stops and disables every shipped service (reterm, retermd)" \
+	bash -c 'list=$(sed -n "s/^for s in \(.*\); do$/\1/p" "$1" | head -n 1)
+		for svc in $(cd "$2" && ls); do
+			case " $list " in *" /etc/init.d/$svc "*) ;; *) exit 1 ;; esac
+		done
+		grep -q "\"\$s\" stop" "$1" && grep -q "\"\$s\" disable" "$1"' _ "$T/x/control/prerm" "$top/root/etc/init.d"
 check "conffiles is exactly /etc/config/reterm" \
 	test "$(cat "$T/x/control/conffiles" 2>/dev/null)" = /etc/config/reterm
 check "conffile /etc/config/reterm is in data" test -f "$T/x/data/etc/config/reterm"

@@ -33,6 +33,7 @@
 #                         ieee-data (skipped without /usr/share/ieee-data)
 #   audit/lab             the window audit with real nft and ss in a net
 #                         namespace, driven by the `api` CLI
+# and for the sampler daemon retermd: monitor/* (tests/ucode/monitor/tests.sh).
 #                         (tests/ucode/audit_ns.sh)
 #
 # Output: "ok - <test>", "not ok - <test>", "skip - <test> (<reason>)", and
@@ -56,6 +57,8 @@ ok()      { echo "ok - $1"; pass=$((pass + 1)); }
 notok()   { echo "not ok - $1"; fail=$((fail + 1)); }
 skipped() { echo "skip - $1 ($2)"; skip=$((skip + 1)); }
 
+. "$HERE/monitor/tests.sh"
+
 fixtures=()
 for d in "$FIXTURES"/*/; do
 	[ -f "$d/config/reterm" ] && fixtures+=("$(basename "$d")")
@@ -70,6 +73,7 @@ if [ -z "$UCODE" ]; then
 		n=$((n + 2))
 		renders "$f" && n=$((n + 2))
 	done
+	n=$((n + $(monitor_count)))
 	echo "skipped: ucode not found"
 	echo "ucode: 0 passed, 0 failed, $n skipped"
 	exit 0
@@ -271,6 +275,8 @@ else
 		sed 's/^/#   /' "$TMP/audit.log"
 	fi
 fi
+
+monitor_tests
 
 echo "ucode: $pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]

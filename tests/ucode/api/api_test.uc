@@ -105,7 +105,8 @@ function golden(what, name, got) {
 
 check('plugin publishes object reterm with the documented methods',
 	sort(keys(M)), sort([ 'status', 'hosts', 'device_add', 'device_set', 'device_remove',
-		'apply', 'audit_start', 'audit_result' ]));
+		'apply', 'audit_start', 'audit_result', 'samples', 'test_start', 'test_status',
+		'test_stop', 'results', 'monitor_status' ]));
 
 check('typed args: strings, booleans and integers',
 	map(sort(keys(M)), m => [ m, map(sort(keys(M[m].args ?? {})), a => `${a}:${type(M[m].args[a])}`) ]),
@@ -117,8 +118,44 @@ check('typed args: strings, booleans and integers',
 		[ 'device_remove', [ 'mac:string' ] ],
 		[ 'device_set', [ 'enabled:bool', 'mac:string', 'name:string', 'ports:string' ] ],
 		[ 'hosts', [] ],
-		[ 'status', [] ]
+		[ 'monitor_status', [] ],
+		[ 'results', [ 'id:string' ] ],
+		[ 'samples', [ 'since:int', 'step:int' ] ],
+		[ 'status', [] ],
+		[ 'test_start', [ 'download_url:string', 'streams:int', 'upload_url:string' ] ],
+		[ 'test_status', [] ],
+		[ 'test_stop', [] ]
 	]);
+
+// ---- live latency: forwarded to reterm.monitor ------------------------
+
+setup('home', { no_ubus: true });
+check('monitor methods without retermd: not_running, nothing run',
+	[ call('samples', { since: 0 }).error, call('test_status').error, sys_calls ],
+	[ 'not_running', 'not_running', [] ]);
+
+setup('home');
+ubus.mock_setup({
+	'reterm.monitor.samples': { v: 1, now: 1000, step: 1, rows: [] },
+	'reterm.monitor.test_start': { started: true, id: 't1' },
+	'reterm.monitor.results': { results: [] }
+});
+check('samples: the daemon\'s reply, declared args only',
+	[ call('samples', { since: 990, step: 1 }), ubus.mock_calls() ],
+	[ { v: 1, now: 1000, step: 1, rows: [] },
+	  [ [ 'reterm.monitor', 'samples', { since: 990, step: 1 } ] ] ]);
+ubus.mock_setup({ 'reterm.monitor.test_start': { started: true, id: 't1' }, 'reterm.monitor.results': { results: [] } });
+check('test_start: urls and streams passed on, default 4 streams',
+	[ call('test_start', { download_url: 'http://192.0.2.10/bytes/1', upload_url: 'http://192.0.2.10/upload' }),
+	  ubus.mock_calls()[0] ],
+	[ { started: true, id: 't1' },
+	  [ 'reterm.monitor', 'test_start', { download_url: 'http://192.0.2.10/bytes/1',
+		upload_url: 'http://192.0.2.10/upload', streams: 4 } ] ]);
+ubus.mock_setup({ 'reterm.monitor.results': { results: [] } });
+call('results', { id: '' });
+call('results', { id: 'abc' });
+check('results: id only when given', map(ubus.mock_calls(), c => c[2]), [ {}, { id: 'abc' } ]);
+check('monitor methods write nothing', [ writes(), sys_calls ], [ [], [] ]);
 
 // ---- read methods -----------------------------------------------------
 

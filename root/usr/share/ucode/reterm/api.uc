@@ -367,3 +367,42 @@ export function audit_result(args) {
 		devices: out
 	};
 }
+
+// ---- live latency: forwarded to retermd's own object -----------------
+//
+// retermd (/usr/sbin/retermd) publishes "reterm.monitor"; these methods
+// pass the declared arguments through so that LuCI's ACLs on "reterm"
+// apply.  retermd validates them and answers { error, message } itself.
+
+export const MONITOR = 'reterm.monitor';
+
+function monitor(method, args) {
+	let reply = ubus_call(MONITOR, method, args);
+
+	return reply ?? error('not_running', 'the latency monitor (retermd) is not running');
+}
+
+export function samples(args) {
+	return monitor('samples', { since: args.since ?? 0, step: args.step ?? 1 });
+}
+
+export function test_start(args) {
+	return monitor('test_start', { download_url: args.download_url, upload_url: args.upload_url,
+		streams: args.streams ?? 4 });
+}
+
+export function test_status() {
+	return monitor('test_status', {});
+}
+
+export function test_stop() {
+	return monitor('test_stop', {});
+}
+
+export function results(args) {
+	return monitor('results', length(args.id) ? { id: args.id } : {});
+}
+
+export function monitor_status() {
+	return monitor('status', {});
+}

@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Probers: send ICMP echo requests to reflectors round robin at a fixed
+// interval and report every probe once, answered or lost.
+//
+//   let p = open(env, 'auto');          // fping, else icmp, else ping
+//   p.start([ '1.1.1.1', '9.9.9.9' ], 200, 2000, (r) => ...);
+//   p.stop();
+//
+// start(targets, interval_ms, timeout_ms, cb): one probe every
+// interval_ms, to the targets in turn; cb({ t, target, rtt }) once per
+// probe: t = send time (env.clock.mono(), ms), rtt in ms, or null when no
+// answer came within timeout_ms.  start() on a running prober restarts it
+// with the new settings; stop() ends it (probes still out are dropped).
+//
+// Backends (name):
+//   fping   a long running `fping -l` (loop mode, round robin with -i,
+//           period -p = interval x targets); its output is read from a
+//           socketpair, losses are the sequence numbers that never
+//           answer.  Used when /usr/bin/fping (or /usr/sbin) exists.
+//   icmp    ICMP/ICMPv6 echo through ucode's socket module: raw sockets
+//           (root; the daemon runs as root) or, without CAP_NET_RAW,
+//           unprivileged ping sockets (SOCK_DGRAM, net.ipv4.ping_group_range).
+//           No process is started; RTTs use the kernel receive timestamp
+//           (SO_TIMESTAMPNS), so a busy event loop does not inflate them.
+//   ping    `ping -c 1 -W s <ip>` (busybox) per probe in a uloop task;
+//           the fallback when the socket module is missing (OpenWrt
+//           before 24.10).
+//
+// Targets must be IP literals (reterm.monitor.args checks them), so
+// nothing here ever passes a name or a shell word to a command.
+//
+// env: { uloop, clock: { mono(), wall() } (ms), socket (module, for
+// icmp), fs (module), rand (0..65535 int) }.
+
+'use strict';
+
+const ICMP_ECHO = 8, ICMP_ECHOREPLY = 0, ICMP6_ECHO = 128, ICMP6_ECHOREPLY = 129;
+const IPPROTO_ICMP = 1, IPPROTO_ICMPV6 = 58;
+const EAGAIN = 11;	// the same on every Linux architecture OpenWrt runs on
+const PAYLOAD = 'reterm-probe-v1';
+
+export const FPING_PATHS = [ '/usr/bin/fping', '/usr/sbin/fping', '/bin/fping', '/sbin/fping' ];
+
+export function is_ip(s) {
+	if (type(s) != 'string' || length(s) < 2 || length(s) > 45)
+		return false;
+
+	let a = iptoarr(s);
+
+	return type(a) == 'array' && (length(a) == 4 || length(a) == 16);
+}
+
+function family6(s) {
+	return index(s, ':') >= 0;
+}
+
+// Internet checksum (RFC 1071) of a binary string.
+export function cksum(b) {
+	let sum = 0, n = length(b);
+
+	for (let i = 0; i + 1 < n; i += 2)
+		sum += (ord(b, i) << 8) | ord(b, i + 1);
+
+	if (n % 2)
+		sum += ord(b, n - 1) << 8;
+
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+
+	return (~sum) & 0xffff;
+}
+
+// Round robin scheduler shared by the icmp and ping backends: calls
+// send(target) every interval_ms on a uloop timer that is re-armed
+// against its own schedule (no drift).
+function scheduler(env, send) {
+	let timer = null, targets = [], next_i = 0, interval = 1000, due = 0;
+
+	function tick() {
+		let now = env.clock.mono();
+
+		send(targets[next_i]);
+		next_i = (next_i + 1) % length(targets);
+
+		due += interval;
+
+		// fell behind (suspended, overloaded): skip, do not burst
+		if (due < now)
+			due = now + interval;
+
+		timer.set(max(0, int(due - now)));
+	}
+
+	return {
+		start: function(t, ms) {
+			targets = t;
+			interval = ms;
+			next_i = 0;
+			due = env.clock.mono();
+
+			if (!timer)
+				timer = env.uloop.timer(0, tick);
+			else
+				timer.set(0);
+		},
+
+		stop: function() {
+			if (timer)
+				timer.cancel();
+
+			timer = null;
+		},
+
+		running: () => timer != null
+	};
+}
+
+// ---- icmp: the socket module ---------------------------------------------
+
+export function build_echo(v6, id, seq) {
+	let struct = require('struct');
+	let hdr = struct.pack('!BBHHH', v6 ? ICMP6_ECHO : ICMP_ECHO, 0, 0, id, seq) + PAYLOAD;
+
+	// ICMPv6: the kernel fills in the checksum (it covers a pseudo header)
+	return v6 ? hdr : struct.pack('!BBHHH', ICMP_ECHO, 0, cksum(hdr), id, seq) + PAYLOAD;
+}
+
+// Parse a received datagram: { type, id, seq } or null.  Raw IPv4 sockets
+// deliver the IP header too (ihl words), ICMPv6 and ping sockets do not.
+export function parse_echo(data, with_ip_header) {
+	let struct = require('struct');
+	let off = 0;
+
+	if (with_ip_header) {
+		if (length(data) < 20 || (ord(data, 0) >> 4) != 4)
+			return null;
+
+		off = (ord(data, 0) & 15) * 4;
+	}
+
+	if (length(data) < off + 8)
+		return null;
+
+	let f = struct.unpack('!BBHHH', data, off);
+
+	return { type: f[0], code: f[1], id: f[3], seq: f[4] };
+}
+
+export function icmp(env) {
+	let socket = env.socket ?? require('socket');
+	let socks = {}, pending = {}, seq = 0, id = (env.rand ?? (() => int(clock()[1] / 1000) & 0xffff))();
+	let cb = null, timeout = 2000, sched;
+
+	function finish(key, rtt) {
+		let p = pending[key];
+
+		if (!p)
+			return;
+
+		delete pending[key];
+
+		if (cb)
+			cb({ t: p.t, target: p.target, rtt });
+	}
+
+	function receive(e) {
+		let m;
+
+		while ((m = e.s.recvmsg(1500, 128)) != null) {
+			let now = env.clock.mono(), wall = env.clock.wall();
+			let r = parse_echo(m.data, e.raw && !e.v6);
+
+			if (!r || r.type != (e.v6 ? ICMP6_ECHOREPLY : ICMP_ECHOREPLY))
+				continue;
+
+			// raw sockets see every echo reply of the host; ping sockets
+			// get only theirs (the kernel picks the id)
+			if (e.raw && r.id != id)
+				continue;
+
+			let key = (e.v6 ? '6:' : '4:') + r.seq, p = pending[key];
+
+			if (!p || (m.address?.address && arrtoip(iptoarr(m.address.address)) != arrtoip(iptoarr(p.target))))
+				continue;
+
+			let rtt = now - p.t;
+
+			// prefer the kernel's receive timestamp (realtime clock)
+			for (let c in m.ancillary ?? []) {
+				if (type(c.data) == 'object' && c.data.sec != null) {
+					let ts = c.data.sec * 1000.0 + c.data.nsec / 1000000.0;
+					let k = ts - p.wall;
+
+					if (k >= 0 && k <= rtt + 1)
+						rtt = k;
+				}
+			}
+
+			finish(key, +sprintf('%.3f', rtt));
+		}
+	}
+
+	// one socket per family: raw if permitted, else a ping socket
+	function sock(v6) {
+		let key = v6 ? '6' : '4';
+
+		if (socks[key])
+			return socks[key];
+
+		let af = v6 ? socket.AF_INET6 : socket.AF_INET, proto = v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+		let s = socket.create(af, socket.SOCK_RAW | socket.SOCK_NONBLOCK | socket.SOCK_CLOEXEC, proto), raw = true;
+
+		if (!s) {
+			s = socket.create(af, socket.SOCK_DGRAM | socket.SOCK_NONBLOCK | socket.SOCK_CLOEXEC, proto);
+			raw = false;
+		}
+
+		if (!s)
+			return null;
+
+		s.setopt(socket.SOL_SOCKET, socket.SO_TIMESTAMPNS, true);
+
+		let entry = { s, raw, v6, handle: null };
+
+		entry.handle = env.uloop.handle(s, () => receive(entry), env.uloop.ULOOP_READ);
+		socks[key] = entry;
+
+		return entry;
+	}
+
+	// lost probes are reported within 250 ms of their timeout, whatever
+	// the probe interval
+	let expiry = null;
+
+	function expire() {
+		let now = env.clock.mono(), left = false;
+
+		for (let k, p in pending) {
+			if (now - p.t >= timeout)
+				finish(k, null);
+			else
+				left = true;
+		}
+
+		if (left) {
+			expiry ??= env.uloop.timer(250, () => {
+				expiry = null;
+				expire();
+			});
+		}
+		else if (expiry) {
+			expiry.cancel();
+			expiry = null;
+		}
+	}
+
+	function send(target) {
+		let v6 = family6(target), e = sock(v6);
+
+		seq = (seq + 1) & 0xffff;
+
+		let key = (v6 ? '6:' : '4:') + seq;
+
+		pending[key] = { t: env.clock.mono(), wall: env.clock.wall(), target };
+
+		// no socket or no route: lost right away
+		if (!e || e.s.send(build_echo(v6, id, seq), 0, target) == null)
+			finish(key, null);
+
+		expire();
+	}
+
+	sched = scheduler(env, send);
+
+	return {
+		name: 'icmp',
+
+		// whether a socket of this family can be had (for open('auto'))
+		usable: function() {
+			let e = sock(false) ?? sock(true);
+
+			return e != null;
+		},
+
+		start: function(targets, interval_ms, timeout_ms, on_result) {
+			cb = on_result;
+			timeout = timeout_ms;
+			sched.start(targets, interval_ms);
+		},
+
+		stop: function() {
+			sched.stop();
+			expiry?.cancel();
+			expiry = null;
+			pending = {};
+			cb = null;
+		},
+
+		close: function() {
+			this.stop();
+
+			for (let k, e in socks) {
+				e.handle?.delete();
+				e.s.close();
+			}
+
+			socks = {};
+		},
+
+		running: () => sched.running()
+	};
+}
+
+// ---- ping: busybox ping per probe ----------------------------------------
+
+// RTT from ping output ("time=12.3 ms"), null if none
+export function parse_ping(out) {
+	let m = match(out ?? '', /time[=<]([0-9]+(\.[0-9]+)?) ?ms/);
+
+	return m ? +m[1] : null;
+}
+
+export function ping_cmd(env) {
+	let cb = null, timeout = 2000, gen = 0, sched;
+
+	function send(target) {
+		let t = env.clock.mono(), my = gen, secs = max(1, int((timeout + 999) / 1000));
+
+		if (!is_ip(target)) {
+			cb?.({ t, target, rtt: null });
+			return;
+		}
+
+		env.uloop.task(() => {
+			let p = require('fs').popen(sprintf('ping -c 1 -W %d %s 2>/dev/null', secs, target), 'r');
+			let out = p ? p.read('all') : '';
+
+			p?.close();
+
+			return { rtt: parse_ping(out) };
+		}, (res) => {
+			if (my == gen && cb)
+				cb({ t, target, rtt: res?.rtt ?? null });
+		});
+	}
+
+	sched = scheduler(env, send);
+
+	return {
+		name: 'ping',
+		usable: () => true,
+
+		start: function(targets, interval_ms, timeout_ms, on_result) {
+			cb = on_result;
+			timeout = timeout_ms;
+			gen++;
+			sched.start(targets, interval_ms);
+		},
+
+		stop: function() {
+			gen++;
+			sched.stop();
+			cb = null;
+		},
+
+		close: function() { this.stop(); },
+		running: () => sched.running()
+	};
+}
+
+// ---- fping: one long running loop-mode process ---------------------------
+
+// "1.1.1.1   : [12], 64 bytes, 12.3 ms (12.1 avg, 0% loss)" -> {target, seq, rtt}
+export function parse_fping_line(line) {
+	let m = match(line, /^([0-9A-Fa-f.:]+) *: \[([0-9]+)\], [0-9]+ bytes, ([0-9]+(\.[0-9]+)?) ms/);
+
+	return m ? { target: m[1], seq: +m[2], rtt: +m[3] } : null;
+}
+
+// fping's path, or null; also null when this ucode's fs module has no
+// dup2() (needed to hand fping the socketpair as its stdout)
+export function fping_path(fs) {
+	if (type(fs.dup2) != 'function')
+		return null;
+
+	for (let p in FPING_PATHS)
+		if (fs.access(p, 'x'))
+			return p;
+
+	return null;
+}
+
+// Bookkeeping of fping's loop mode, separate from the process so that it
+// can be tested: fping sends target j's probe k at about
+// start + j * interval + k * period and prints only the answers.
+// reply() and sweep() turn them into one result per probe.
+export function fping_tracker(targets, interval_ms, timeout_ms, start_ms, emit) {
+	let period = interval_ms * length(targets), st = {};
+
+	for (let j = 0; j < length(targets); j++)
+		st[arrtoip(iptoarr(targets[j]))] = { j, next: 0, anchor: start_ms + j * interval_ms, anchor_seq: 0 };
+
+	function sent_at(s, k) {
+		return s.anchor + (k - s.anchor_seq) * period;
+	}
+
+	return {
+		reply: function(target, seq, rtt, now) {
+			let s = st[arrtoip(iptoarr(target) ?? []) ?? target];
+
+			if (!s || seq < s.next)
+				return;	// unknown target or duplicate
+
+			for (let k = s.next; k < seq; k++)
+				emit({ t: sent_at(s, k), target: targets[s.j], rtt: null });
+
+			// re-anchor the schedule on the measured send time
+			s.anchor = now - rtt;
+			s.anchor_seq = seq;
+			s.next = seq + 1;
+
+			emit({ t: s.anchor, target: targets[s.j], rtt });
+		},
+
+		sweep: function(now) {
+			for (let ip, s in st)
+				while (sent_at(s, s.next) + timeout_ms < now) {
+					emit({ t: sent_at(s, s.next), target: targets[s.j], rtt: null });
+					s.next++;
+				}
+		}
+	};
+}
+
+export function fping(env, path) {
+	let socket = env.socket ?? require('socket');
+	let proc = null, rd = null, handle = null, sweeper = null, buf = '', tracker = null, cb = null;
+
+	function kill_child() {
+		if (proc) {
+			let pid = proc.pid();
+
+			proc.delete();
+
+			if (pid > 0)
+				system([ 'kill', '' + pid ]);
+		}
+
+		handle?.delete();
+		rd?.close();
+		sweeper?.cancel();
+		proc = rd = handle = sweeper = tracker = null;
+		buf = '';
+	}
+
+	function readable() {
+		let chunk;
+
+		while ((chunk = rd.recv(4096, socket.MSG_DONTWAIT)) != null) {
+			if (chunk == '') {	// fping exited
+				handle?.delete();
+				handle = null;
+				break;
+			}
+
+			buf += chunk;
+		}
+
+		let lines = split(buf, '\n');
+
+		buf = pop(lines);
+
+		let now = env.clock.mono();
+
+		for (let l in lines) {
+			let r = parse_fping_line(l);
+
+			if (r && tracker)
+				tracker.reply(r.target, r.seq, r.rtt, now);
+		}
+	}
+
+	return {
+		name: 'fping',
+		usable: () => path != null,
+
+		start: function(targets, interval_ms, timeout_ms, on_result) {
+			kill_child();
+
+			// never hand fping anything but IP literals
+			for (let t in targets)
+				if (!is_ip(t))
+					return false;
+
+			cb = on_result;
+
+			let pair = socket.pair(socket.SOCK_STREAM);
+
+			if (!pair)
+				return false;
+
+			rd = pair[0];
+
+			// The child's stdout must be the write end: for the moment of
+			// the fork, our fd 1 is pointed at it (saved in a free
+			// descriptor and put back right after).  No shell involved.
+			let fs = env.fs ?? require('fs'), save = null;
+
+			for (let n = 10; n < 1024 && save == null; n++)
+				if (!fs.access(`/proc/self/fd/${n}`))
+					save = n;
+
+			if (save == null || !fs.dup2(1, save)) {
+				pair[0].close();
+				pair[1].close();
+				rd = null;
+				return false;
+			}
+
+			fs.dup2(pair[1], 1);
+
+			let period = interval_ms * length(targets);
+
+			proc = env.uloop.process(path, [ '-l', '-p', '' + period, '-i', '' + interval_ms,
+				'-t', '' + timeout_ms, '-b', '16', ...targets ], {}, () => {
+				proc = null;
+			});
+
+			fs.dup2(save, 1);
+			socket.open(save)?.close();
+			pair[1].close();
+
+			if (!proc) {
+				rd.close();
+				rd = null;
+				return false;
+			}
+
+			let me = { emit: (r) => cb?.(r) };
+
+			tracker = fping_tracker(targets, interval_ms, timeout_ms, env.clock.mono(), me.emit);
+			handle = env.uloop.handle(rd, readable, env.uloop.ULOOP_READ);
+
+			let sweep = () => {
+				tracker?.sweep(env.clock.mono());
+				sweeper?.set(500);
+			};
+
+			sweeper = env.uloop.timer(500, sweep);
+
+			return true;
+		},
+
+		stop: function() {
+			kill_child();
+			cb = null;
+		},
+
+		close: function() { this.stop(); },
+		running: () => proc != null
+	};
+}
+
+// ---- selection -----------------------------------------------------------
+
+// kind: 'auto' (fping, else icmp, else ping), 'fping', 'icmp' or 'ping'.
+// Returns a prober (its .name says which) or null.
+export function open(env, kind) {
+	let fs = env.fs ?? require('fs');
+
+	kind ??= 'auto';
+
+	if (kind == 'auto' || kind == 'fping') {
+		let path = fping_path(fs);
+
+		if (path)
+			return fping(env, path);
+
+		if (kind == 'fping')
+			return null;
+	}
+
+	if (kind == 'auto' || kind == 'icmp') {
+		let sock = null;
+
+		try {
+			sock = env.socket ?? require('socket');
+		}
+		catch (e) {
+			sock = null;
+		}
+
+		if (sock) {
+			let p = icmp({ ...env, socket: sock });
+
+			if (p.usable())
+				return p;
+
+			p.close();
+		}
+
+		if (kind == 'icmp')
+			return null;
+	}
+
+	return ping_cmd(env);
+}

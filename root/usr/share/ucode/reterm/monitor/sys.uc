@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The real environment of the sampler (clock, uloop timers, files,
+// commands, prober, HTTP load), shared by /usr/sbin/retermd and the lab
+// CLI /usr/libexec/reterm/monitor-test.  Tests build their own fake
+// environment instead.
+
+'use strict';
+
+import * as fs from 'fs';
+import * as probe from 'reterm.monitor.probe';
+import * as load from 'reterm.monitor.load';
+
+export function mono() {
+	let c = clock(true);
+
+	return c[0] * 1000.0 + c[1] / 1000000.0;
+}
+
+export function wall() {
+	let c = clock();
+
+	return c[0] * 1000.0 + c[1] / 1000000.0;
+}
+
+// 8 random hex digits
+export function random_id() {
+	let b = fs.readfile('/dev/urandom', 4);
+
+	if (b == null || length(b) != 4)
+		return sprintf('%08x', (int(mono() * 1000) ^ (wall() * 1000)) & 0xffffffff);
+
+	return sprintf('%02x%02x%02x%02x', ord(b, 0), ord(b, 1), ord(b, 2), ord(b, 3));
+}
+
+// opts: { uloop, prober: 'auto'|..., log }
+export function env(opts) {
+	let uloop = opts.uloop, socket = null;
+
+	try {
+		socket = require('socket');
+	}
+	catch (e) {
+		socket = null;
+	}
+
+	let clk = { mono, wall };
+	let base = { uloop, clock: clk, fs, socket,
+	             rand: () => { let b = fs.readfile('/dev/urandom', 2); return b ? (ord(b, 0) << 8) | ord(b, 1) : 0x5254; } };
+
+	let prober = probe.open(base, opts.prober ?? 'auto');
+
+	return {
+		clock: clk,
+		timer: (ms, cb) => uloop.timer(ms, cb),
+		prober,
+		readfile: (p) => fs.readfile(p),
+		fs,
+		id: random_id,
+		log: opts.log,
+
+		// run a command line (argv of fixed or checked words, no shell
+		// metacharacters; 'exec' first spares the shell's fork) and hand
+		// its output to cb when it has ended
+		run: function(argv, cb) {
+			let p = fs.popen(join(' ', argv) + ' 2>/dev/null', 'r'), h = null;
+
+			if (!p)
+				return cb(null);
+
+			h = uloop.handle(p, () => {
+				let out = p.read('all');
+
+				h.delete();
+				p.close();
+				cb(out);
+			}, uloop.ULOOP_READ);
+		},
+
+		load: function(dir, url, streams) {
+			if (!socket)
+				return {
+					bytes: () => 0,
+					status: () => ({ streams: streams, connected: 0, requests: 0, errors: 1,
+					                 last_error: 'the ucode socket module (ucode-mod-socket) is not installed' }),
+					stop: () => null
+				};
+
+			return load.start({ uloop, socket, resolve: (h) => load.resolve(socket, h) },
+				{ url, dir, streams });
+		}
+	};
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// reterm.monitor.probe, the parts that need no network: ICMP packets,
+// output parsers of ping and fping, fping's loss bookkeeping, and the
+// round robin scheduler on a simulated clock.
+
+'use strict';
+
+import * as P from 'reterm.monitor.probe';
+import { checker, sim } from 'sim';
+
+let c = checker('monitor/probe');
+
+// ICMP echo
+let pkt = P.build_echo(false, 0x1234, 7);
+
+c.eq('v4 echo: type, code, id, seq', P.parse_echo(pkt, false), { type: 8, code: 0, id: 0x1234, seq: 7 });
+c.eq('v4 echo: checksum verifies to 0', P.cksum(pkt), 0);
+c.eq('v6 echo: type 128, checksum left to the kernel', [ P.parse_echo(P.build_echo(true, 1, 2), false).type, ord(P.build_echo(true, 1, 2), 2) ], [ 128, 0 ]);
+c.eq('RFC 1071 example', P.cksum('\x00\x01\xf2\x03\xf4\xf5\xf6\xf7'), 0x220d);
+
+// a raw IPv4 socket delivers the IP header first
+let iphdr = '\x45' + '\x00\x00\x25' + '\x00\x00\x00\x00\x40\x01\x00\x00\x7f\x00\x00\x01\x7f\x00\x00\x01';
+
+c.eq('raw v4: skips the IP header', P.parse_echo(iphdr + pkt, true), { type: 8, code: 0, id: 0x1234, seq: 7 });
+c.eq('raw v4: not IPv4', P.parse_echo('\x60' + substr(iphdr, 1) + pkt, true), null);
+c.eq('short datagram', P.parse_echo('\x00\x00', false), null);
+
+c.ok('is_ip', P.is_ip('1.1.1.1') && P.is_ip('::1') && !P.is_ip('1.1.1.1; reboot') && !P.is_ip('localhost') && !P.is_ip(null));
+
+// ping output (busybox and iputils)
+c.eq('busybox ping', P.parse_ping('PING 1.1.1.1 (1.1.1.1): 56 data bytes\n64 bytes from 1.1.1.1: seq=0 ttl=57 time=12.345 ms\n'), 12.345);
+c.eq('iputils ping', P.parse_ping('64 bytes from 127.0.0.1: icmp_seq=1 ttl=64 time=0.043 ms\n'), 0.043);
+c.eq('iputils ping, < 1 ms style', P.parse_ping('time<1ms'), 1);
+c.eq('no answer', P.parse_ping('PING 192.0.2.1 (192.0.2.1): 56 data bytes\n\n--- 192.0.2.1 ping statistics ---\n1 packets transmitted, 0 packets received, 100% packet loss\n'), null);
+
+// fping loop mode output
+c.eq('fping line', P.parse_fping_line('1.1.1.1   : [12], 64 bytes, 12.3 ms (12.1 avg, 0% loss)'), { target: '1.1.1.1', seq: 12, rtt: 12.3 });
+c.eq('fping line v6', P.parse_fping_line('2606:4700:4700::1111 : [0], 64 bytes, 9.87 ms (9.87 avg, 0% loss)'), { target: '2606:4700:4700::1111', seq: 0, rtt: 9.87 });
+c.eq('fping summary line is not a probe', P.parse_fping_line('1.1.1.1 : xmt/rcv/%loss = 5/5/0%'), null);
+
+// fping bookkeeping: two targets, 200 ms apart, period 400 ms
+let got = [];
+let tr = P.fping_tracker([ '1.1.1.1', '9.9.9.9' ], 200, 1000, 0, (r) => push(got, r));
+
+tr.reply('1.1.1.1', 0, 10, 10);
+tr.reply('9.9.9.9', 0, 20, 220);
+tr.reply('1.1.1.1', 2, 12, 812);	// seq 1 of 1.1.1.1 never answered
+c.eq('fping: a sequence gap is a lost probe with its send time', got, [
+	{ t: 0, target: '1.1.1.1', rtt: 10 }, { t: 200, target: '9.9.9.9', rtt: 20 },
+	{ t: 400, target: '1.1.1.1', rtt: null }, { t: 800, target: '1.1.1.1', rtt: 12 }
+]);
+
+got = [];
+tr.reply('1.1.1.1', 2, 12, 900);
+c.eq('fping: duplicates ignored', got, []);
+
+tr.sweep(2500);
+c.eq('fping: probes past the timeout are lost', sort(got, (a, b) => a.t - b.t), [
+	{ t: 600, target: '9.9.9.9', rtt: null }, { t: 1000, target: '9.9.9.9', rtt: null },
+	{ t: 1200, target: '1.1.1.1', rtt: null }, { t: 1400, target: '9.9.9.9', rtt: null }
+]);
+
+// the round robin scheduler of the icmp/ping backends, on a fake clock,
+// with a fake socket module: sends go nowhere, nothing answers
+let s = sim(), sent = [];
+let fake_socket = {
+	AF_INET: 2, AF_INET6: 10, SOCK_RAW: 3, SOCK_DGRAM: 2, SOCK_NONBLOCK: 2048, SOCK_CLOEXEC: 524288,
+	SOL_SOCKET: 1, SO_TIMESTAMPNS: 35,
+	create: (af, t, proto) => ({
+		setopt: () => true,
+		send: (data, flags, addr) => { push(sent, [ s.now(), addr, P.parse_echo(data, false).seq ]); return length(data); },
+		recvmsg: () => null,
+		close: () => true
+	})
+};
+let uloop = { timer: s.uloop.timer, handle: () => ({ delete: () => true }), ULOOP_READ: 1 };
+let results = [];
+let p = P.icmp({ uloop, clock: s.clock, socket: fake_socket, rand: () => 0x4242 });
+
+p.start([ '1.1.1.1', '2606:4700:4700::1111', '9.9.9.9' ], 200, 1000, (r) => push(results, r));
+s.advance(1000);
+
+c.eq('icmp: round robin every 200 ms', map(sent, x => [ x[0], x[1] ]), [
+	[ 0, '1.1.1.1' ], [ 200, '2606:4700:4700::1111' ], [ 400, '9.9.9.9' ], [ 600, '1.1.1.1' ],
+	[ 800, '2606:4700:4700::1111' ], [ 1000, '9.9.9.9' ]
+]);
+c.eq('icmp: unanswered probes are reported lost after the timeout', results, [ { t: 0, target: '1.1.1.1', rtt: null } ]);
+
+p.start([ '1.1.1.1' ], 1000, 1000, (r) => push(results, r));
+s.advance(3000);
+c.eq('icmp: restart at 1/s', map(slice(sent, 6), x => x[0]), [ 1000, 2000, 3000, 4000 ]);
+
+p.stop();
+s.advance(5000);
+c.eq('icmp: stopped, no more sends', length(sent), 10);
+
+c.done();

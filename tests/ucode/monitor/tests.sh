@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash
+#
+# Sourced by tests/ucode/run.sh (uses its ok/notok/skipped, UCODE, MODS,
+# MOCKS, FIXTURES, TMP): the tests of the sampler daemon retermd.
+#
+#   monitor/<name>      tests/ucode/monitor/<name>_test.uc: pure modules and
+#                       the service on a simulated clock with a fake prober
+#                       (mock uci first on the module path)
+#   monitor/loopback    the socket ICMP prober and the HTTP load against
+#                       127.0.0.1 / ::1 and a local tests/ucode/monitor/httpd.py
+#                       (root, python3, ucode socket module)
+#   monitor/daemon      retermd on a private ubusd: the published object,
+#                       status, samples rows, an argument error (root, ubusd,
+#                       ubus, python3)
+#   monitor/vectors     tests/fixtures/grade-vectors.json is what
+#                       make-grade-vectors.mjs makes from today's grade.js
+#                       (node)
+
+MON=$HERE/monitor
+
+monitor_count() {
+	local n=3 f
+	for f in "$MON"/*_test.uc; do n=$((n + 1)); done
+	echo $n
+}
+
+# kill_started <pidfile>: end a process this script started, by its pid
+kill_started() {
+	[ -s "$1" ] && kill "$(cat "$1")" 2>/dev/null
+	rm -f "$1"
+}
+
+monitor_tests() {
+	local t name log
+
+	for t in "$MON"/*_test.uc; do
+		name=monitor/$(basename "$t" _test.uc)
+		log=$TMP/$(basename "$t").log
+		if RETERM_FIXTURES=$FIXTURES "$UCODE" -L "$MOCKS" -L "$MODS" -L "$MON" "$t" >"$log" 2>&1; then
+			ok "$name ($(tail -n1 "$log"))"
+		else
+			notok "$name"
+			sed 's/^/#   /' "$log"
+		fi
+	done
+
+	local why=
+	if [ "$(id -u)" != 0 ]; then why="not root (raw ICMP)"
+	elif ! command -v python3 >/dev/null 2>&1; then why="python3 not found"
+	elif ! "$UCODE" -e 'require("socket")' >/dev/null 2>&1; then why="ucode socket module not available"
+	fi
+
+	if [ -n "$why" ]; then
+		skipped monitor/loopback "$why"
+	else
+		python3 "$MON/httpd.py" >"$TMP/httpd.port" 2>/dev/null &
+		echo $! >"$TMP/httpd.pid"
+		local i port=
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			port=$(head -n1 "$TMP/httpd.port" 2>/dev/null)
+			[ -n "$port" ] && break
+			sleep 0.2
+		done
+		if RETERM_HTTPD_PORT=$port "$UCODE" -L "$MODS" -L "$MON" "$MON/loopback_live.uc" >"$TMP/loop.log" 2>&1; then
+			ok "monitor/loopback ($(tail -n1 "$TMP/loop.log"))"
+		else
+			notok monitor/loopback
+			sed 's/^/#   /' "$TMP/loop.log"
+		fi
+		kill_started "$TMP/httpd.pid"
+	fi
+
+	if ! command -v node >/dev/null 2>&1; then
+		skipped monitor/vectors "node not found"
+	elif node "$FIXTURES/make-grade-vectors.mjs" "$TMP/grade-vectors.json" >"$TMP/vec.log" 2>&1 &&
+	     diff -u "$FIXTURES/grade-vectors.json" "$TMP/grade-vectors.json" >>"$TMP/vec.log" 2>&1; then
+		ok "monitor/vectors (grade-vectors.json matches grade.js)"
+	else
+		notok "monitor/vectors (run: node tests/fixtures/make-grade-vectors.mjs)"
+		sed 's/^/#   /' "$TMP/vec.log" | head -40
+	fi
+
+	why=
+	if [ "$(id -u)" != 0 ]; then why="not root (raw ICMP)"
+	elif ! command -v python3 >/dev/null 2>&1; then why="python3 not found"
+	elif ! command -v ubusd >/dev/null 2>&1; then why="ubusd not found"
+	elif ! command -v ubus >/dev/null 2>&1; then why="ubus CLI not found"
+	elif ! "$UCODE" -e 'require("ubus"); require("uloop"); require("socket")' >/dev/null 2>&1; then why="ucode ubus/uloop/socket modules not available"
+	fi
+
+	if [ -n "$why" ]; then
+		skipped monitor/daemon "$why"
+		return
+	fi
+
+	local d=$TMP/daemon sock=$TMP/daemon/ubus.sock rc=0
+	mkdir -p "$d/conf"
+	cat >"$d/conf/reterm" <<-EOF
+	config monitor 'monitor'
+		list reflector '127.0.0.1'
+		list reflector '::1'
+		option prober 'icmp'
+		option wan_device 'lo'
+		option results '$d/results.json'
+	EOF
+	: >"$d/conf/sqm"
+	ubusd -s "$sock" >/dev/null 2>&1 &
+	echo $! >"$d/ubusd.pid"
+	for i in 1 2 3 4 5 6 7 8 9 10; do [ -S "$sock" ] && break; sleep 0.1; done
+	RETERM_UBUS_SOCKET=$sock RETERM_UCI_CONFDIR=$d/conf \
+		"$UCODE" -L "$MODS" "$ROOT/root/usr/sbin/retermd" >"$d/retermd.log" 2>&1 &
+	echo $! >"$d/retermd.pid"
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		ubus -s "$sock" list reterm.monitor >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	{
+		ubus -s "$sock" -v list reterm.monitor &&
+		ubus -s "$sock" call reterm.monitor status >"$d/status.json" &&
+		grep -q '"state": "awake"' "$d/status.json" &&
+		grep -q '"prober": "icmp"' "$d/status.json" &&
+		sleep 5 &&
+		ubus -s "$sock" call reterm.monitor samples '{"since":0}' >"$d/samples.json" &&
+		python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["v"] == 1 and r["step"] == 1 and r["probe"] == "icmp", r
+rows = [x for x in r["rows"] if x]
+assert rows, "no rows after 5 s"
+c = r["cols"]
+assert all(x[c.index("sent")] >= 1 and x[c.index("lost")] == 0 for x in rows), rows
+' "$d/samples.json" &&
+		ubus -s "$sock" call reterm.monitor test_start \
+			'{"download_url":"http://127.0.0.1/$(reboot)","upload_url":"http://127.0.0.1/upload"}' >"$d/bad.json" &&
+		grep -q '"error": "invalid_argument"' "$d/bad.json" &&
+		ubus -s "$sock" call reterm.monitor results >"$d/results.json" &&
+		grep -q '"results"' "$d/results.json"
+	} >"$d/run.log" 2>&1 || rc=1
+	kill_started "$d/retermd.pid"
+	kill_started "$d/ubusd.pid"
+	if [ $rc = 0 ]; then
+		ok "monitor/daemon (retermd on a private ubusd: status, samples, argument errors)"
+	else
+		notok monitor/daemon
+		sed 's/^/#   /' "$d/run.log" "$d/retermd.log" "$d"/*.json 2>/dev/null
+	fi
+}
