@@ -30,7 +30,7 @@ include ../../luci.mk
 
 else
 
-LAB_SCENARIOS ?= baseline proxy proxy-web shaping
+LAB_SCENARIOS ?= baseline proxy proxy-web shaping monitor
 OUT ?= dist
 
 .PHONY: test lab ipk deps clean
@@ -43,6 +43,8 @@ deps:
 
 lab: deps
 	tests/lab/vm.sh $(LAB_SCENARIOS); rc=$$?; \
+	node tests/browser/graph.browser.mjs >/dev/null; \
+	python3 tests/lab/merge_bench.py tests/lab/out/results.json tests/browser/out/bench.json; \
 	python3 tests/lab/table.py tests/lab/out/results.json; exit $$rc
 
 ipk:

@@ -8,7 +8,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
 APT_PKGS="qemu-system-x86 linux-image-amd64 busybox-static haproxy nftables
-iproute2 iperf3 iputils-ping ethtool python3 python3-venv chromium ieee-data"
+iproute2 iperf3 iputils-ping ethtool python3 python3-venv chromium ieee-data fping"
 
 missing=""
 for p in $APT_PKGS; do

@@ -12,7 +12,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 TIERS=${TIERS:-"js browser ucode sh pkg lab"}
-LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web shaping"}
+LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web shaping monitor"}
 mkdir -p .cache
 
 passed=0 failed=0 skipped=0
@@ -48,6 +48,7 @@ for tier in $TIERS; do
 	pkg) tests/pkg/ipk_test.sh 2>&1 | tee "$log" ;;
 	lab)
 		tests/lab/vm.sh $LAB_SCENARIOS 2>&1 | tee "$log"
+		python3 tests/lab/merge_bench.py tests/lab/out/results.json tests/browser/out/bench.json
 		[ -f tests/lab/out/results.json ] && python3 tests/lab/table.py tests/lab/out/results.json
 		python3 tests/lab/checks.py tests/lab/out/results.json $LAB_SCENARIOS 2>&1 | tee -a "$log" ;;
 	*) echo "unknown tier $tier" > "$log" ;;

@@ -56,6 +56,12 @@ CHECKS = {
         ("unshaped: the same load adds >= 100 ms",
          lambda m: m["added_ms_unshaped"] >= 100),
     ],
+    "monitor": [
+        ("guided test without shaping grades D or F",
+         lambda m: m.get("skipped") or m["grade_unshaped"] in ("D", "F")),
+        ("guided test with the Shaping settings grades A or A+",
+         lambda m: m.get("skipped") or m["grade_shaped"] in ("A", "A+")),
+    ],
     "proxy-web": [
         ("ports web: 80 and 443 are re-terminated (IPv4 and IPv6)",
          lambda m: all(m["%s_%d_proxied" % (f, p)] == 1 and m["%s_%d_status" % (f, p)] == 200

@@ -1,0 +1,64 @@
+"""Live latency: retermd's guided bufferbloat test run on the lab router
+(`monitor-test`, the daemon's own modules without ubus) against the far
+server, without and with the Shaping settings; and the sampler's CPU at
+5 probes/s.  Needs ucode (skipped without it, said so in the results)."""
+import json
+import os
+import sys
+
+from labkit import sh, topo
+from labkit.reterm import ROOT, ucode_binary
+from scenarios import shaping
+from scenarios.proxy import HTTPD
+
+MONITOR_TEST = os.path.join(ROOT, "usr", "libexec", "reterm", "monitor-test")
+GRADE_RANK = ["A+", "A", "B", "C", "D", "F"]
+
+
+def guided(ucode, extra=()):
+    url = "http://%s" % topo.SRV4
+    argv = [ucode, "-L", os.path.join(ROOT, "usr", "share", "ucode"), MONITOR_TEST,
+            "--download", url + "/bytes/1000000000", "--upload", url + "/upload",
+            "--streams", 4, "--reflector", topo.SRV4, "--wan", "rtr-wan"] + list(extra)
+    return json.loads(sh.run(argv, ns="rtr", timeout=180))
+
+
+def run():
+    ucode = ucode_binary()
+    if not ucode:
+        print("monitor: skipped: ucode not found", flush=True)
+        return {"skipped": 1}
+    topo.build()
+    topo.set_wan(shaping.RTT_MS, shaping.LINK_KBIT / 1000.0, limit=1000)
+    httpd = sh.spawn([sys.executable, HTTPD, 80], ns="srv")
+    res = {}
+    try:
+        r = guided(ucode)
+        res["grade_unshaped"] = r["grade"]
+        res["added_ms_download_unshaped"] = r["download"]["added_ms"]
+        res["added_ms_upload_unshaped"] = r["upload"]["added_ms"]
+        res["idle_rtt_ms"] = r["idle_rtt"]
+        shaping.apply_sqm(shaping.sqm_steps())
+        kbit = str(shaping.SHAPE_KBIT)
+        r = guided(ucode, ["--shaper-down-kbit", kbit, "--shaper-up-kbit", kbit])
+        res["grade_shaped"] = r["grade"]
+        res["added_ms_download_shaped"] = r["download"]["added_ms"]
+        res["added_ms_upload_shaped"] = r["upload"]["added_ms"]
+        res["inconclusive_shaped"] = int(bool(r["inconclusive"]))
+        res["rpm_shaped"] = r["rpm"]
+        for key in ("grade_unshaped", "grade_shaped"):
+            res[key + "_rank"] = GRADE_RANK.index(res[key]) if res[key] in GRADE_RANK else -1
+        # 5 probes/s with counters and `tc -s -j` once a second (as retermd
+        # under load), then the same without tc to see what tc costs
+        for key, extra in (("", ["--wan", "rtr-wan"]), ("_no_tc", [])):
+            s = json.loads(sh.run([ucode, "-L", os.path.join(ROOT, "usr", "share", "ucode"),
+                                   MONITOR_TEST, "--sample-seconds", 30,
+                                   "--reflector", topo.SRV4] + extra, ns="rtr", timeout=120))
+            res["sampler_cpu_pct" + key] = s["cpu_pct"]
+            res["sampler_cpu_pct_self" + key] = s["cpu_pct_self"]
+            res["sampler_probes" + key] = s["probes"]
+        res["sampler_prober"] = s["prober"]
+        return res
+    finally:
+        httpd.kill()
+        topo.teardown()
