@@ -42,7 +42,9 @@ for tier in $TIERS; do
 		node -e 'const r=require("./.cache/vitest.json");
 			console.log(`js: ${r.numPassedTests} passed, ${r.numFailedTests+(r.numRuntimeErrorTestSuites||0)} failed, ${r.numPendingTests+r.numTodoTests} skipped`)' \
 			2>&1 | tee -a "$log" ;;
-	browser) node tests/browser/graph.browser.mjs 2>&1 | tee "$log" ;;
+	browser)
+		node tests/browser/graph.browser.mjs 2>&1 | tee "$log"
+		node tests/browser/overview.browser.mjs 2>&1 | tee -a "$log" ;;
 	ucode) tests/ucode/run.sh 2>&1 | tee "$log" ;;
 	sh) tests/sh/apply_test.sh 2>&1 | tee "$log" ;;
 	pkg) tests/pkg/ipk_test.sh 2>&1 | tee "$log" ;;
@@ -54,6 +56,7 @@ for tier in $TIERS; do
 	*) echo "unknown tier $tier" > "$log" ;;
 	esac
 	tally "$tier" "$log"
+	[ "$tier" = browser ] && tally overview "$log"
 done
 
 echo "total: $passed passed, $failed failed, $skipped skipped"

@@ -1,0 +1,454 @@
+#!/usr/bin/env node
+/**
+ * Real-Chromium check of the Overview view (view/reterm/overview.js with
+ * reterm.monitor, graph, ring, grade, units), without a router:
+ *
+ *   node tests/browser/overview.browser.mjs
+ *
+ * - Serves a page on a routed fake origin (http://reterm.test/): the
+ *   module files from htdocs/, the harness fakes as ES modules, and the
+ *   recorded retermd replies tests/js/fixtures/overview.json.
+ * - In the page: LuCI's `rpc`, `uci`, `poll` and `ui` are the harness
+ *   fakes (rpc answers from the fixture, poll has no timers: the check
+ *   ticks it), `dom` and `view` are small real-DOM stand-ins, and a
+ *   luci.js-style loader wraps each module as
+ *   function(window, document, L, <aliases>) and instantiates it.
+ * - Walks the whole flow: live graphs → start a test → progress through
+ *   the phases → graded result → compare two results; checks the DOM
+ *   and the computed styles; screenshots tests/browser/out/overview.png
+ *   (light), overview-dark.png and overview-progress.png (mid-test).
+ *
+ * Prints "ok - …" / "not ok - …" lines and "overview: N passed, N
+ * failed"; exits 1 on failure. Needs /usr/bin/chromium and
+ * playwright-core; CHROMIUM=/path overrides the browser.
+ */
+
+import { chromium } from 'playwright-core';
+import { readFileSync, mkdirSync, existsSync } from 'node:fs';
+import { join, extname } from 'node:path';
+import { parseDirectives, moduleFile, REPO_ROOT } from '../js/harness/loader.js';
+
+const ORIGIN = 'http://reterm.test';
+const OUT = join(REPO_ROOT, 'tests/browser/out');
+const FIXTURE = join(REPO_ROOT, 'tests/js/fixtures/overview.json');
+const EXECUTABLE = process.env.CHROMIUM || '/usr/bin/chromium';
+const BUILTINS = new Set(['baseclass', 'view', 'dom', 'poll', 'rpc', 'uci', 'ui']);
+
+let passed = 0, failed = 0;
+
+function check(name, cond, detail) {
+	if (cond) {
+		passed++;
+		console.log(`ok - ${name}`);
+	}
+	else {
+		failed++;
+		console.log(`not ok - ${name}${detail !== undefined ? ` (${typeof detail === 'string' ? detail : JSON.stringify(detail)})` : ''}`);
+	}
+}
+
+function finish(code) {
+	console.log(`overview: ${passed} passed, ${failed} failed`);
+	process.exit(code !== undefined ? code : (failed ? 1 : 0));
+}
+
+/* the modules to load, dependencies first, with their directives */
+function moduleList(names) {
+	const out = [], seen = new Set();
+	const visit = name => {
+		if (BUILTINS.has(name) || seen.has(name))
+			return;
+		seen.add(name);
+		const { requires } = parseDirectives(readFileSync(moduleFile(name), 'utf8'));
+		requires.forEach(r => visit(r.name));
+		out.push({ name, requires, url: '/luci-static/resources/' + name.split('.').join('/') + '.js' });
+	};
+	names.forEach(visit);
+	return out;
+}
+
+/* a stand-in for LuCI's bootstrap theme: just what the view's markup uses */
+const THEME = `
+  html { background: #f4f5f7; }
+  body { margin: 0; font: 13px/1.5 "Liberation Sans", "DejaVu Sans", Arial, sans-serif; color: #404040; background: #f4f5f7; }
+  header { background: #1e293b; color: #e2e8f0; padding: 10px 24px; font-weight: 600; letter-spacing: .02em; }
+  header span { opacity: .6; font-weight: 400; margin-left: 1em; }
+  #maincontent { width: 1000px; margin: 0 auto; padding: 12px 24px 24px; box-sizing: border-box; }
+  h2 { font-size: 22px; font-weight: 600; margin: 8px 0 4px; }
+  h3 { font-size: 16px; font-weight: 600; margin: 0 0 6px; }
+  .cbi-map-descr, .cbi-section-descr { margin: 0 0 10px; opacity: .85; }
+  .cbi-section { background: #fff; border: 1px solid #dfe3e8; border-radius: 4px; padding: 14px 18px 10px; margin: 0 0 16px; }
+  .cbi-value { display: flex; align-items: flex-start; padding: 6px 0; }
+  .cbi-value-title { flex: 0 0 180px; padding-top: 5px; font-weight: 600; }
+  .cbi-value-field { flex: 1 1 auto; }
+  .cbi-value-field input[type=text] { width: 420px; padding: 5px 8px; border: 1px solid #c4cad2; border-radius: 3px; font: inherit; }
+  #reterm-streams { width: 60px !important; }
+  .cbi-value-description { font-size: 12px; opacity: .7; margin-top: 2px; }
+  .cbi-button { font: inherit; padding: 6px 16px; border-radius: 3px; border: 1px solid #b8c0ca; background: #f3f4f6; cursor: pointer; }
+  .cbi-button-apply { background: #2563eb; border-color: #1d4ed8; color: #fff; }
+  .cbi-button-reset { background: #fff; border-color: #dc2626; color: #b91c1c; }
+  .cbi-button[disabled] { opacity: .45; cursor: default; }
+  .cbi-input-select { font: inherit; padding: 4px 6px; border: 1px solid #c4cad2; border-radius: 3px; max-width: 380px; }
+  .alert-message { border-radius: 4px; padding: 8px 12px; margin: 6px 0; border: 1px solid; }
+  .alert-message.danger { background: #fef2f2; border-color: #fca5a5; color: #7f1d1d; }
+  .alert-message.warning { background: #fffbeb; border-color: #fcd34d; color: #78350f; }
+  .alert-message.notice { background: #eff6ff; border-color: #93c5fd; color: #1e3a8a; }
+  .cbi-progressbar { position: relative; height: 18px; border: 1px solid #c4cad2; border-radius: 3px; background: #f3f4f6; overflow: hidden; }
+  .cbi-progressbar > div { height: 100%; background: #2563eb; transition: none; }
+  .cbi-progressbar::after { content: attr(title); position: absolute; inset: 0; text-align: center; font-size: 11px; line-height: 18px; }
+  table.table { border-collapse: collapse; }
+  table.table th, table.table td { padding: 5px 8px; border-bottom: 1px solid #e5e7eb; text-align: left; }
+  table.table tr.table-titles th { font-weight: 600; border-bottom: 2px solid #d1d5db; }
+  html[data-darkmode="true"], html[data-darkmode="true"] body { background: #161616; color: #d4d4d4; }
+  html[data-darkmode="true"] .cbi-section { background: #222; border-color: #3a3a3a; }
+  html[data-darkmode="true"] .cbi-value-field input[type=text], html[data-darkmode="true"] .cbi-input-select { background: #111; color: #ddd; border-color: #444; }
+  html[data-darkmode="true"] .alert-message.danger { background: #3b1414; border-color: #7f1d1d; color: #fecaca; }
+  html[data-darkmode="true"] .alert-message.warning { background: #3a2c0a; border-color: #78350f; color: #fde68a; }
+  html[data-darkmode="true"] table.table th, html[data-darkmode="true"] table.table td { border-color: #333; }
+  html[data-darkmode="true"] .cbi-progressbar { background: #111; border-color: #444; }
+`;
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>reterm overview</title><style>${THEME}</style></head>
+<body><header>OpenWrt <span>Network › Re-termination › Overview</span></header>
+<div id="maincontent"><div id="view"></div></div>
+<script type="module">
+  import { Class } from '/harness/fakes/baseclass.js';
+  import { installFormat, _, N_ } from '/harness/fakes/i18n.js';
+  import { createRPC } from '/harness/fakes/rpc.js';
+  import { createUCI } from '/harness/fakes/uci.js';
+  import { createPoll } from '/harness/fakes/poll.js';
+  import { createUI } from '/harness/fakes/ui.js';
+
+  installFormat();
+
+  /* LuCI's E(): function attributes are listeners, null ones skipped,
+   * array children appended (strings as text) */
+  const isNode = v => v instanceof Node;
+  const append = (node, children) => {
+    if (Array.isArray(children))
+      children.forEach(c => node.appendChild(isNode(c) ? c : document.createTextNode(String(c))));
+    else if (isNode(children))
+      node.appendChild(children);
+    else if (children != null)
+      node.innerHTML = String(children);
+  };
+  const E = (tag, attrs, children) => {
+    if (attrs != null && (Array.isArray(attrs) || isNode(attrs) || typeof attrs !== 'object'))
+      children = attrs, attrs = null;
+    const el = Array.isArray(tag) ? document.createDocumentFragment() : document.createElement(tag);
+    for (const k in (attrs || {})) {
+      const v = attrs[k];
+      if (v == null) continue;
+      if (typeof v === 'function') el.addEventListener(k, v);
+      else el.setAttribute(k, typeof v === 'object' ? JSON.stringify(v) : v);
+    }
+    append(el, Array.isArray(tag) ? tag : children);
+    return el;
+  };
+  const instances = new WeakMap();
+  const dom = {
+    elem: isNode,
+    append(node, children) { append(node, children); return node.lastChild; },
+    content(node, children) { node.replaceChildren(); append(node, children); return node.lastChild; },
+    bindClassInstance(node, inst) { instances.set(node, inst); },
+    findClassInstance(node) { for (let n = node; n; n = n.parentNode) if (instances.has(n)) return instances.get(n); return null; },
+    callClassMethod(node, method, ...args) { const i = this.findClassInstance(node); return i ? i[method](...args) : null; }
+  };
+
+  const env = { pollinterval: 5, resource: '/luci-static/resources' };
+  const rpc = createRPC({ Class });
+  const uci = createUCI({ Class });
+  const poll = createPoll({ Class, env });
+  const ui = createUI({ Class, E, dom });
+
+  /* LuCI's view flow: load() → render() → #view */
+  const view = Class.extend({
+    __init__() {
+      const vp = document.getElementById('view');
+      this.ready = Promise.resolve().then(() => this.load()).then(d => this.render(d)).then(n => {
+        dom.content(vp, n);
+        return vp;
+      });
+    },
+    load() {}, render() {}
+  });
+
+  const L = {
+    env, Class,
+    resource: (...parts) => '/luci-static/resources/' + parts.join('/'),
+    bind: (fn, self, ...args) => fn.bind(self, ...args),
+    isObject: v => v != null && typeof v === 'object',
+    resolveDefault: (p, def) => Promise.resolve(p).catch(() => def)
+  };
+  const cache = { baseclass: Class, view, dom, poll, rpc, uci, ui };
+
+  /* luci.js style: wrap the class file, hand it its requires, instantiate once */
+  window.__load = async (mods) => {
+    for (const m of mods) {
+      const source = await (await fetch(m.url)).text();
+      const outer = new Function('E', '_', 'N_',
+        'return function(window, document, L' + m.requires.map(r => ', ' + r.alias).join('') + ') {\\n' +
+        source + '\\n};\\n//# sourceURL=' + location.origin + m.url);
+      const factory = outer(E, _, N_);
+      const cls = factory.apply(factory, [window, document, L, ...m.requires.map(r => cache[r.name])]);
+      cache[m.name] = new cls();
+    }
+    return Object.keys(cache);
+  };
+  window.__mod = name => cache[name];
+  window.__env = { rpc, uci, poll, ui };
+  window.__ready = true;
+</script></body></html>`;
+
+const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
+
+async function route(r) {
+	const url = new URL(r.request().url());
+	let file = null;
+
+	if (url.origin !== ORIGIN)
+		return r.abort();
+
+	if (url.pathname === '/')
+		return r.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: PAGE });
+
+	if (url.pathname.startsWith('/luci-static/resources/'))
+		file = join(REPO_ROOT, 'htdocs', url.pathname);
+	else if (url.pathname.startsWith('/harness/fakes/'))
+		file = join(REPO_ROOT, 'tests/js', url.pathname);
+	else if (url.pathname === '/fixtures/overview.json')
+		file = FIXTURE;
+
+	if (!file || file.includes('..') || !existsSync(file))
+		return r.fulfill({ status: 404, body: 'not found' });
+
+	return r.fulfill({ status: 200, contentType: TYPES[extname(file)] || 'application/octet-stream', body: readFileSync(file) });
+}
+
+/* in the page: the router's config and the recorded daemon */
+async function stubRouter(page) {
+	return page.evaluate(async () => {
+		const fx = await (await fetch('/fixtures/overview.json')).json();
+		const { rpc, uci } = window.__env;
+		const st = window.__router = { status: { state: 'idle' }, fx, since: [] };
+
+		uci.seed('reterm', {
+			main: { '.type': 'reterm', enabled: '1' },
+			monitor: { '.type': 'monitor', enabled: '1', download_url: 'http://192.0.2.10/bytes/1000000000',
+				upload_url: 'http://192.0.2.10/upload' }
+		});
+		uci.seed('sqm', { eth1: { '.type': 'queue', enabled: '1', interface: 'eth1', download: '18000', upload: '4500', qdisc: 'cake' } });
+
+		rpc.handle('reterm', 'samples', p => {
+			st.since.push(p.since);
+			return p.since ? (fx.samples.next.find(r => r.t0 === p.since + 1) || { ...fx.samples.next[2], t0: p.since + 1, rows: [] })
+				: fx.samples.first;
+		});
+		rpc.handle('reterm', 'test_status', () => st.status);
+		rpc.handle('reterm', 'test_start', () => { st.status = fx.test.running[0]; return fx.test.start; });
+		rpc.handle('reterm', 'test_stop', () => ({ error: 'not_running', message: 'no test is running' }));
+		/* results: before the test the three later ones; the test adds the first */
+		rpc.handle('reterm', 'results', p => {
+			if (p.id)
+				return fx.results.byId[p.id] || { error: 'not_found', message: 'no result with id ' + p.id };
+			const list = fx.results.list.results;
+			return { results: st.status.state === 'done' ? list : list.slice(1) };
+		});
+
+		return fx.results.list.results.map(r => r.id);
+	});
+}
+
+async function main() {
+	if (!existsSync(EXECUTABLE)) {
+		check(`chromium at ${EXECUTABLE}`, false, 'install the Debian package: apt-get install -y chromium');
+		finish(1);
+	}
+
+	mkdirSync(OUT, { recursive: true });
+
+	const browser = await chromium.launch({
+		executablePath: EXECUTABLE, headless: true,
+		args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-component-update',
+		       '--no-first-run', '--disable-sync']
+	});
+
+	try {
+		const page = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
+		const errors = [];
+
+		page.on('pageerror', e => errors.push(String(e)));
+		page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+		await page.route(`${ORIGIN}/**`, route);
+		await page.goto(`${ORIGIN}/`);
+		await page.waitForFunction(() => window.__ready === true);
+
+		const ids = await stubRouter(page);
+		const [UNSHAPED, , SLOW, SHAPED] = ids;
+
+		const mods = moduleList(['view.reterm.overview']);
+		const loaded = await page.evaluate(m => window.__load(m), mods);
+		check('in-page loader instantiates the view and its modules',
+			['reterm.monitor', 'reterm.graph', 'reterm.ring', 'view.reterm.overview'].every(n => loaded.includes(n)), loaded);
+
+		await page.evaluate(() => window.__mod('view.reterm.overview').ready);
+		await page.waitForFunction(() => {
+			const g = document.querySelector('.reterm-graph');
+			return g && getComputedStyle(g).getPropertyValue('--reterm-med').trim() !== '';
+		});
+
+		/* ---- live graphs ---- */
+		const live = await page.evaluate(() => {
+			const d = el => (el && el.getAttribute('d')) || '';
+			const strip = document.querySelector('.reterm-graph-latency svg');
+			const tput = document.querySelector('.reterm-graph-throughput svg');
+			return {
+				state: document.querySelector('.reterm-ov-live-state').getAttribute('data-state'),
+				med: d(strip.querySelector('path.reterm-s-med')).length,
+				bands: strip.querySelectorAll('rect.reterm-band').length,
+				rx: d(tput.querySelector('path.reterm-s-rx')).length,
+				shaper: [...tput.querySelectorAll('line.reterm-s-shaper')].map(l => getComputedStyle(l).display),
+				cake: getComputedStyle(document.querySelector('.reterm-ov-cake')).display,
+				cakeD: d(document.querySelector('.reterm-graph-cake path.reterm-s-dl')).length,
+				now: [...document.querySelectorAll('.reterm-ov-now .reterm-ov-stat-value')].map(e => e.textContent),
+				polls: window.__env.poll.queue.map(e => e.interval),
+				calls: window.__env.rpc.calls.map(c => c.method)
+			};
+		});
+		check('live: state live, median path drawn with the 6 grade bands', live.state === 'live' && live.med > 1000 && live.bands === 6, live);
+		check('live: throughput with both sqm shaper lines shown', live.rx > 1000 && live.shaper.length === 2 && live.shaper.every(x => x !== 'none'), live.shaper);
+		check('live: CAKE chart shown with its delay line', live.cake !== 'none' && live.cakeD > 100, [live.cake, live.cakeD]);
+		check('live: key figures filled', live.now.length === 6 && live.now[1] === '14.7 ms' && live.now[5] === 'fping', live.now);
+		check('live: samples polled every 2 s; load asked samples, test_status, results', live.polls.join() === '2' &&
+			['samples', 'test_status', 'results'].every(m => live.calls.includes(m)), live);
+
+		/* a poll tick merges new rows */
+		const tick = await page.evaluate(async () => {
+			const rows = () => document.querySelectorAll('.reterm-graph-latency tbody tr').length;
+			const view = window.__mod('view.reterm.overview'), before = view.live.since();
+			await window.__env.poll.tick();
+			return { asked: window.__router.since.at(-1), before, after: view.live.since(), rows: rows(), points: view.live.points().length };
+		});
+		check('poll tick: asks since the newest row and merges the delta', tick.asked === tick.before && tick.after > tick.before &&
+			tick.rows === tick.points, tick);
+
+		/* ---- the test ---- */
+		await page.click('.reterm-ov-start');
+		await page.waitForFunction(() => getComputedStyle(document.querySelector('.reterm-ov-progress')).display !== 'none');
+		const started = await page.evaluate(() => ({
+			params: window.__env.rpc.calls.filter(c => c.method === 'test_start').map(c => c.params),
+			start: document.querySelector('.reterm-ov-start').disabled,
+			stop: document.querySelector('.reterm-ov-stop').disabled,
+			text: document.querySelector('.reterm-ov-progress-text').textContent,
+			polls: window.__env.poll.queue.map(e => e.interval)
+		}));
+		check('start: test_start with the stored URLs and 4 streams', JSON.stringify(started.params) ===
+			JSON.stringify([{ download_url: 'http://192.0.2.10/bytes/1000000000', upload_url: 'http://192.0.2.10/upload', streams: 4 }]), started.params);
+		check('start: Start disabled, Stop enabled, test polled every second', started.start && !started.stop && started.polls.join() === '2,1', started);
+
+		const steps = [];
+		for (let i = 0; i < 5; i++) {
+			const s = await page.evaluate(async i => {
+				window.__router.status = window.__router.fx.test.running[i];
+				await window.__env.poll.tick();
+				const bar = document.querySelector('.cbi-progressbar');
+				return { text: document.querySelector('.reterm-ov-progress-text').textContent.split(' · ')[0],
+				         width: bar.firstElementChild.getBoundingClientRect().width / bar.getBoundingClientRect().width };
+			}, i);
+			steps.push(s);
+
+			if (i === 1)
+				await page.locator('.reterm-ov-test').screenshot({ path: join(OUT, 'overview-progress.png') });
+		}
+		check('progress: phase names in order', steps.map(s => s.text).join('|') ===
+			'Idle: measuring the baseline|Download load|Upload load|Download and upload|Cool-down', steps.map(s => s.text));
+		check('progress: the bar grows with the test', steps.every((s, i) => !i || s.width > steps[i - 1].width) &&
+			Math.abs(steps[1].width - 0.216) < 0.02, steps.map(s => s.width.toFixed(3)));
+
+		const result = await page.evaluate(async () => {
+			window.__router.status = window.__router.fx.test.done;
+			await window.__env.poll.tick();
+			const view = window.__mod('view.reterm.overview');
+			await new Promise(r => setTimeout(r, 50));
+			const tile = document.querySelector('.reterm-ov-tile-main');
+			return {
+				grades: [...document.querySelectorAll('.reterm-ov-tile[data-grade]')].map(t => t.getAttribute('data-grade')),
+				letterColour: getComputedStyle(tile.querySelector('.reterm-ov-letter')).color,
+				letterSize: parseFloat(getComputedStyle(tile.querySelector('.reterm-ov-letter')).fontSize),
+				rpm: document.querySelector('.reterm-ov-rpm').textContent,
+				phases: document.querySelectorAll('.reterm-ov-result .reterm-graph-phases rect.reterm-phase').length,
+				cdf: document.querySelectorAll('.reterm-ov-result .reterm-graph-cdf path.reterm-s-cdf').length,
+				text: document.querySelector('.reterm-ov-progress-text').textContent,
+				polls: window.__env.poll.queue.map(e => e.interval),
+				running: view.running
+			};
+		});
+		check('result: grades D (overall), D (download), C (upload)', result.grades.join() === 'D,D,C', result.grades);
+		check('result: big overall letter in the D colour', result.letterSize >= 36 && result.letterColour === 'rgb(185, 28, 28)',
+			[result.letterSize, result.letterColour]);
+		check('result: RPM with its class', /^Responsiveness201Poorround trips per minute under load$/.test(result.rpm), result.rpm);
+		check('result: 7 phases shaded on one axis, 4 CDF lines', result.phases === 7 && result.cdf === 4, [result.phases, result.cdf]);
+		check('result: test poll removed, progress says Finished', result.text === 'Finished' && result.polls.join() === '2' && !result.running, result);
+
+		/* ---- comparison ---- */
+		await page.waitForFunction(() => document.querySelectorAll('.reterm-ov-compare-table tr').length > 5);
+		const cmp = await page.evaluate(() => ({
+			before: document.querySelector('#reterm-compare-before').value,
+			after: document.querySelector('#reterm-compare-after').value,
+			options: document.querySelectorAll('#reterm-compare-before option').length,
+			text: document.querySelector('.reterm-ov-compare-text').textContent,
+			rows: [...document.querySelectorAll('.reterm-ov-compare-table tr')].map(r => [...r.children].map(c => c.textContent))
+		}));
+		check('compare: defaults to unshaped (before) vs the newest shaped (after), 4 results', cmp.before === UNSHAPED &&
+			cmp.after === SHAPED && cmp.options === 4, cmp);
+		check('compare: grades side by side and the change', JSON.stringify(cmp.rows[1]) === JSON.stringify(['Overall grade', 'D', 'A+', 'better by 4 grades']), cmp.rows[1]);
+		check('compare: added latency per phase and throughput cost in %', /^−209\.\d ms$/.test(cmp.rows[4][3]) &&
+			cmp.rows[8][3] === '−9.4 %' && cmp.rows[9][3] === '−9.7 %', [cmp.rows[4], cmp.rows[8], cmp.rows[9]]);
+
+		await page.selectOption('#reterm-compare-before', SLOW);
+		await page.waitForFunction(() => /stayed A\+/.test(document.querySelector('.reterm-ov-compare-text').textContent));
+		const other = await page.evaluate(() => ({
+			caution: !!document.querySelector('.reterm-ov-compare .alert-message.warning'),
+			ids: window.__env.rpc.calls.filter(c => c.method === 'results' && c.params.id).map(c => c.params.id)
+		}));
+		check('compare: another pair, fetched by id, with a caution for the inconclusive one', other.caution &&
+			other.ids.includes(SLOW), other);
+
+		await page.selectOption('#reterm-compare-before', UNSHAPED);
+		await page.waitForFunction(() => /improved from D to A\+/.test(document.querySelector('.reterm-ov-compare-text').textContent));
+
+		/* ---- look ---- */
+		const layout = await page.evaluate(() => {
+			const box = el => el.getBoundingClientRect();
+			const main = box(document.getElementById('maincontent'));
+			/* the charts' number tables sit off-screen on purpose (screen readers) */
+			const over = [...document.querySelectorAll('#view *')].filter(el => !el.closest('.reterm-sr-table')).filter(el => {
+				const b = box(el);
+				return b.width > 0 && (b.right > main.right + 1 || b.left < main.left - 1);
+			}).map(el => el.className || el.tagName);
+			return { over, svgs: [...document.querySelectorAll('svg.reterm-graph-svg')].filter(s => box(s).width > 0).map(s => Math.round(box(s).width)) };
+		});
+		check('layout: nothing sticks out of the content column', layout.over.length === 0, layout.over.slice(0, 5));
+		check('layout: every visible chart spans the section', layout.svgs.length === 5 && layout.svgs.every(w => w > 900), layout.svgs);
+
+		await page.locator('#maincontent').screenshot({ path: join(OUT, 'overview.png') });
+
+		await page.evaluate(() => document.documentElement.setAttribute('data-darkmode', 'true'));
+		const dark = await page.evaluate(() => getComputedStyle(document.querySelector('.reterm-ov-tile-main .reterm-ov-letter')).color);
+		check('dark theme: grade colours switch', dark === 'rgb(248, 113, 113)', dark);
+		await page.locator('#maincontent').screenshot({ path: join(OUT, 'overview-dark.png') });
+
+		check('no page errors', errors.length === 0, errors);
+	}
+	catch (e) {
+		check('browser run', false, e && e.stack || String(e));
+	}
+	finally {
+		await browser.close();
+	}
+
+	finish();
+}
+
+main();

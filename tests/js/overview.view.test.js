@@ -1,0 +1,386 @@
+import { describe, it, expect } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHarness, REPO_ROOT } from './harness/loader.js';
+
+/* recorded retermd replies (the daemon's code on a simulated clock), see
+ * fixtures/make-overview.uc */
+const fx = JSON.parse(readFileSync(join(REPO_ROOT, 'tests/js/fixtures/overview.json'), 'utf8'));
+const [UNSHAPED, UNREACHABLE, SLOW, SHAPED] = fx.results.list.results.map(r => r.id);
+const NOT_RUNNING = { error: 'not_running', message: 'the latency monitor (retermd) is not running' };
+const DL = 'http://192.0.2.10/bytes/1000000000', UL = 'http://192.0.2.10/upload';
+const clone = v => JSON.parse(JSON.stringify(v));
+
+/*
+ * A router: uci reterm + sqm, and the reterm object answering from the
+ * fixture. o.samples(params) / o.status() / o.results(params) /
+ * o.start(params) / o.stop() override the handlers.
+ */
+function router(h, o = {}) {
+	h.uci.seed('reterm', {
+		main: { '.type': 'reterm', enabled: '1' },
+		monitor: Object.assign({ '.type': 'monitor', enabled: '1' }, o.monitor || {})
+	});
+
+	if (o.sqm !== null)
+		h.uci.seed('sqm', o.sqm || { eth1: { '.type': 'queue', enabled: '1', interface: 'eth1', download: '18000', upload: '4500', qdisc: 'cake' } });
+
+	h.rpc.handle('reterm', 'samples', o.samples || (p => p.since ? { v: 1, id: fx.samples.first.id, now: fx.samples.first.now, step: 1, t0: p.since + 1, cols: ['min', 'med', 'max'], rows: [] } : fx.samples.first));
+	h.rpc.handle('reterm', 'test_status', o.status || (() => ({ state: 'idle' })));
+	h.rpc.handle('reterm', 'results', o.results || (p => p.id ? (fx.results.byId[p.id] || { error: 'not_found', message: `no result with id "${p.id}"` }) : fx.results.list));
+	h.rpc.handle('reterm', 'test_start', o.start || (() => fx.test.start));
+	h.rpc.handle('reterm', 'test_stop', o.stop || (() => ({ error: 'not_running', message: 'no test is running' })));
+}
+
+async function page(o = {}) {
+	const h = createHarness();
+	router(h, o);
+	const v = await h.require('view.reterm.overview');
+	const root = await h.rendered(v);
+	const q = sel => root.querySelector(sel);
+	const all = sel => root.querySelectorAll(sel);
+	const text = sel => h.text(q(sel));
+	return { h, v, root, q, all, text };
+}
+
+/* local "HH:MM:SS" as graph.js labels its table rows */
+function clock(t) {
+	const d = new Date(t * 1000), p2 = n => String(n).padStart(2, '0');
+	return `${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())}`;
+}
+
+function setField(p, id, value) {
+	p.q(`#${id}`).value = value;
+}
+
+describe('live graphs', () => {
+	it('render the recorded samples: latency, throughput against the sqm rates, CAKE', async () => {
+		const p = await page();
+		const { h, q, all, text } = p;
+
+		expect(h.rpc.callsTo('reterm', 'samples')[0].params).toEqual({ since: 0, step: 1 });
+
+		const strip = q('.reterm-graph-latency');
+		const rows = fx.samples.first.rows.filter(Boolean).length;
+		expect(strip.querySelector('path.reterm-s-med').getAttribute('d').length).toBeGreaterThan(1000);
+		expect(strip.querySelectorAll('rect.reterm-band')).toHaveLength(6);
+		expect(strip.querySelectorAll('tbody tr')).toHaveLength(rows);
+		expect(strip.querySelector('svg').getAttribute('aria-label')).toMatch(/baseline 14\.7 ms/);
+
+		/* shaper lines from uci sqm (18000 / 4500 kbit) */
+		const tput = q('.reterm-graph-throughput');
+		expect(tput.querySelector('path.reterm-s-rx').getAttribute('d')).toMatch(/^M/);
+		expect(tput.querySelectorAll('line.reterm-s-shaper').map(l => l.getAttribute('display'))).toEqual(['inline', 'inline']);
+		expect(h.text(tput)).toMatch(/Shaper ↓ 18 Mbit\/s/);
+		expect(text('.reterm-ov-live')).toMatch(/sqm shaper rates on eth1 \(download 18 Mbit\/s, upload 4\.5 Mbit\/s\)/);
+
+		expect(q('.reterm-ov-cake').style.display).toBe('');
+		expect(q('.reterm-graph-cake path.reterm-s-dl').getAttribute('d')).toMatch(/^M/);
+
+		/* the key figures of the newest second */
+		const now = all('.reterm-ov-now .reterm-ov-stat').map(s => h.text(s));
+		expect(now[1]).toBe('Baseline14.7 ms');
+		expect(now[5]).toBe('Proberfping');
+		expect(now[2]).toMatch(/^Added\+\d+\.\d ms A\+?$/);
+
+		/* no state message while live */
+		expect(q('.reterm-ov-live-state').getAttribute('data-state')).toBe('live');
+		expect(text('.reterm-ov-live-state')).toBe('');
+
+		/* polled every 2 s; no footer buttons on a dashboard */
+		expect(h.poll.queue.map(e => e.interval)).toEqual([2]);
+		expect(all('.cbi-page-actions button')).toHaveLength(0);
+	});
+
+	it('a poll tick asks for what is new and merges it', async () => {
+		const seen = [];
+		const last = fx.samples.first.t0 + fx.samples.first.rows.length - 1;
+		const p = await page({ samples: params => {
+			seen.push(params);
+			if (!params.since)
+				return fx.samples.first;
+			return fx.samples.next.find(r => r.t0 === params.since + 1) || { ...fx.samples.next[0], t0: params.since + 1, rows: [] };
+		} });
+		const strip = p.q('.reterm-graph-latency');
+		const before = strip.querySelectorAll('tbody tr').length;
+
+		await p.h.poll.tick();
+		expect(seen[1]).toEqual({ since: last, step: 1 });
+		expect(fx.samples.next[0].t0).toBe(last + 1);
+		/* the ring keeps the last 10 minutes: new rows in, the oldest out */
+		expect(p.v.live.since()).toBe(last + fx.samples.next[0].rows.length);
+		expect(strip.querySelectorAll('tbody tr').length).toBe(p.v.live.points().length);
+		expect(p.v.live.points().length).toBeGreaterThan(before - 5);
+		expect(p.h.text(strip.querySelectorAll('tbody tr').at(-1).children[0])).toBe(clock(last + fx.samples.next[0].rows.length));
+
+		/* interval 2: nothing at the next second, then the next delta */
+		await p.h.poll.tick();
+		expect(seen).toHaveLength(2);
+		await p.h.poll.tick();
+		expect(seen[2].since).toBe(fx.samples.next[0].t0 + fx.samples.next[0].rows.length - 1);
+	});
+
+	it('explains a sleeping daemon until its first rows arrive', async () => {
+		let awake = false;
+		const p = await page({ samples: params => awake ? fx.samples.first : fx.samples.empty });
+		expect(p.q('.reterm-ov-live-state').getAttribute('data-state')).toBe('waking');
+		expect(p.text('.reterm-ov-live-state')).toMatch(/was asleep: it sleeps while no page shows its graphs/);
+		expect(p.q('.reterm-graph-latency').classList.contains('reterm-graph-empty')).toBe(true);
+
+		awake = true;
+		await p.h.poll.tick();
+		expect(p.q('.reterm-ov-live-state').getAttribute('data-state')).toBe('live');
+		expect(p.text('.reterm-ov-live-state')).toBe('');
+		expect(p.q('.reterm-graph-latency').classList.contains('reterm-graph-empty')).toBe(false);
+	});
+
+	it('says how to start retermd when it is not running', async () => {
+		const p = await page({ samples: () => NOT_RUNNING, status: () => NOT_RUNNING, results: () => NOT_RUNNING });
+		expect(p.q('.reterm-ov-live-state').getAttribute('data-state')).toBe('not_running');
+		expect(p.q('.reterm-ov-live-state .alert-message.danger')).not.toBeNull();
+		expect(p.text('.reterm-ov-live-state')).toMatch(/\/etc\/init\.d\/retermd start/);
+		expect(p.text('.reterm-ov-test-msg')).toMatch(/\/etc\/init\.d\/retermd start/);
+		expect(p.text('.reterm-ov-compare')).toMatch(/No stored results yet/);
+		/* keeps polling: the page picks up a daemon started meanwhile */
+		expect(p.h.poll.queue).toHaveLength(1);
+	});
+
+	it('reports other failures in words', async () => {
+		const p = await page({ samples: () => { throw new Error('XHR request timed out'); } });
+		expect(p.q('.reterm-ov-live-state').getAttribute('data-state')).toBe('error');
+		expect(p.text('.reterm-ov-live-state')).toMatch(/No live data: the router did not answer \(XHR request timed out\)/);
+	});
+
+	it('without CAKE or shaping: the CAKE chart gives way to a note, no shaper lines', async () => {
+		const p = await page({ sqm: { q: { '.type': 'queue', enabled: '0', interface: 'eth1', download: '0', upload: '0' } },
+			samples: () => fx.samples.empty });
+		expect(p.q('.reterm-ov-cake').style.display).toBe('none');
+		expect(p.text('.reterm-ov-live')).toMatch(/No CAKE statistics/);
+		expect(p.text('.reterm-ov-live')).toMatch(/Shaping is off/);
+		expect(p.q('.reterm-graph-throughput line.reterm-s-shaper').getAttribute('display')).toBe('none');
+	});
+
+	it('polls only while the page is visible', async () => {
+		const p = await page();
+		p.h.document.visibilityState = 'hidden';
+		p.h.document.dispatchEvent({ type: 'visibilitychange' });
+		expect(p.h.poll.queue).toHaveLength(0);
+		p.h.document.visibilityState = 'visible';
+		p.h.document.dispatchEvent({ type: 'visibilitychange' });
+		expect(p.h.poll.queue.map(e => e.interval)).toEqual([2]);
+	});
+});
+
+describe('guided test', () => {
+	it('start → progress through the phases → graded result', async () => {
+		let status = { state: 'idle' };
+		const p = await page({ status: () => status, monitor: { download_url: DL, upload_url: UL } });
+		const { h, q, text } = p;
+
+		/* the stored newest result is shown on load */
+		expect(text('.reterm-ov-result-title')).toMatch(/^Result of /);
+		expect(q('.reterm-ov-tile-main').getAttribute('data-grade')).toBe('A+');
+
+		expect(q('#reterm-download-url').value).toBe(DL);
+		expect(q('#reterm-streams').value).toBe('4');
+		expect(q('.reterm-ov-progress').style.display).toBe('none');
+
+		await q('.reterm-ov-start').click();
+		expect(h.rpc.callsTo('reterm', 'test_start').map(c => c.params)).toEqual([{ download_url: DL, upload_url: UL, streams: 4 }]);
+		/* URLs stored already, streams at its default: nothing to stage */
+		expect(h.uci.stagedChanges()).toEqual({});
+		expect(q('.reterm-ov-start').disabled).toBe(true);
+		expect(q('.reterm-ov-stop').disabled).toBe(false);
+		expect(q('.reterm-ov-progress').style.display).toBe('');
+		expect(text('.reterm-ov-progress-text')).toMatch(/^Idle: measuring the baseline · 0 s of 44 s$/);
+		/* the shown result is now the previous one */
+		expect(text('.reterm-ov-result-title')).toMatch(/^Previous result, \d{4}-/);
+		expect(q('.reterm-ov-result').classList.contains('reterm-ov-stale')).toBe(true);
+		expect(h.poll.queue.map(e => e.interval)).toEqual([2, 1]);
+
+		const labels = [];
+		for (const st of fx.test.running) {
+			status = st;
+			await h.poll.tick();
+			labels.push([text('.reterm-ov-progress-text').split(' · ')[0], q('.cbi-progressbar > div').style.width]);
+		}
+		expect(labels).toEqual([['Idle: measuring the baseline', '6%'], ['Download load', '22%'], ['Upload load', '48%'],
+			['Download and upload', '75%'], ['Cool-down', '94%']]);
+		expect(text('.reterm-ov-progress-text')).toMatch(/41 s of 44 s · RTT \d+\.\d ms · ↓ 150 kbit\/s ↑ 60 kbit\/s/);
+
+		status = fx.test.done;
+		h.rpc.calls.length = 0;
+		await h.poll.tick();
+
+		expect(text('.reterm-ov-progress-text')).toBe('Finished');
+		expect(text('.reterm-ov-result-title')).toMatch(/^Result of \d{4}-/);
+		expect(q('.reterm-ov-result').classList.contains('reterm-ov-stale')).toBe(false);
+		expect(q('.cbi-progressbar > div').style.width).toBe('100%');
+		expect(q('.reterm-ov-start').disabled).toBe(false);
+		expect(q('.reterm-ov-stop').disabled).toBe(true);
+		expect(h.poll.queue.map(e => e.interval)).toEqual([2]);
+
+		/* grades per direction and overall, RPM and its class */
+		const tiles = p.all('.reterm-ov-tile[data-grade]').map(t => t.getAttribute('data-grade'));
+		expect(tiles).toEqual(['D', 'D', 'C']);
+		expect(q('.reterm-ov-tile-main').classList.contains('reterm-ov-g-d')).toBe(true);
+		expect(text('.reterm-ov-rpm')).toMatch(/^Responsiveness201Poorround trips per minute under load$/);
+		expect(text('.reterm-ov-result')).toMatch(/\+213\.5 ms added \(mean\)18\.7 Mbit\/s/);
+		expect(text('.reterm-ov-result')).toMatch(/18\.7 Mbit\/s/);
+		expect(p.all('.reterm-ov-phases tr')).toHaveLength(4);
+		expect(q('.reterm-ov-result .alert-message')).toBeNull();
+
+		/* phases on one time axis, one CDF line per phase */
+		expect(q('.reterm-ov-result .reterm-graph-phases').querySelectorAll('rect.reterm-phase')).toHaveLength(7);
+		expect(q('.reterm-ov-result .reterm-graph-cdf').querySelectorAll('path.reterm-s-cdf')).toHaveLength(4);
+
+		/* the list was reloaded for the comparison */
+		expect(h.rpc.callsTo('reterm', 'results').some(c => c.params.id === undefined)).toBe(true);
+	});
+
+	it.each([
+		['an https:// URL', 'reterm-download-url', 'https://speed.example.net/10G', /Download URL: Use http:\/\/, not https:\/\//],
+		['an empty URL', 'reterm-upload-url', '', /Upload URL: Enter the URL/],
+		['shell characters', 'reterm-download-url', 'http://192.0.2.10/$(reboot)', /Download URL: Expecting an http:\/\/ URL/],
+		['a URL with a space', 'reterm-upload-url', 'http://192.0.2.10/a b', /Upload URL: Expecting/],
+		['17 streams', 'reterm-streams', '17', /Streams: Expecting a whole number from 1 to 16/]
+	])('refuses %s: stages nothing, starts nothing, says why', async (name, id, value, message) => {
+		const p = await page();
+		setField(p, 'reterm-download-url', DL);
+		setField(p, 'reterm-upload-url', UL);
+		setField(p, id, value);
+		await p.q('.reterm-ov-start').click();
+		expect(p.text('.reterm-ov-test-msg')).toMatch(message);
+		expect(p.q('.reterm-ov-test-msg .alert-message.danger')).not.toBeNull();
+		expect(p.h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
+		expect(p.h.uci.stagedChanges()).toEqual({});
+		expect(p.h.poll.queue).toHaveLength(1);
+	});
+
+	it('stores new URLs in uci reterm.monitor (staged) and shows the daemon\'s refusal', async () => {
+		const p = await page({ start: () => ({ error: 'invalid_argument', message: "argument 'download_url' must be an http:// URL" }) });
+		setField(p, 'reterm-download-url', 'http://speed.example.net/big');
+		setField(p, 'reterm-upload-url', 'http://speed.example.net/up');
+		setField(p, 'reterm-streams', '8');
+		await p.q('.reterm-ov-start').click();
+		expect(p.h.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({
+			download_url: 'http://speed.example.net/big', upload_url: 'http://speed.example.net/up', streams: 8 });
+		expect(p.h.uci.stagedChanges().reterm).toEqual([
+			['set', 'monitor', 'download_url', 'http://speed.example.net/big'],
+			['set', 'monitor', 'upload_url', 'http://speed.example.net/up'],
+			['set', 'monitor', 'streams', '8']]);
+		expect(p.text('.reterm-ov-test-msg')).toBe("The router refused the test settings: argument 'download_url' must be an http:// URL");
+		expect(p.q('.reterm-ov-start').disabled).toBe(false);
+	});
+
+	it('start while retermd is down: how to start it', async () => {
+		const p = await page({ start: () => NOT_RUNNING, monitor: { download_url: DL, upload_url: UL } });
+		await p.q('.reterm-ov-start').click();
+		expect(p.text('.reterm-ov-test-msg')).toMatch(/retermd\) is not running\. Start it on the router with "\/etc\/init\.d\/retermd start"/);
+		expect(p.h.poll.queue).toHaveLength(1);
+	});
+
+	it('a test already running: follows it', async () => {
+		let status = fx.test.running[2];
+		const p = await page({ status: () => status, start: () => ({ error: 'busy', message: 'a test is already running' }),
+			monitor: { download_url: DL, upload_url: UL } });
+		/* found running on load */
+		expect(p.q('.reterm-ov-start').disabled).toBe(true);
+		expect(p.text('.reterm-ov-progress-text')).toMatch(/^Upload load · 21 s of 44 s/);
+		expect(p.h.poll.queue.map(e => e.interval)).toEqual([2, 1]);
+		status = fx.test.running[3];
+		await p.h.poll.tick();
+		expect(p.text('.reterm-ov-progress-text')).toMatch(/^Download and upload/);
+	});
+
+	it('stop: shows the partial result', async () => {
+		const stopped = clone(fx.test.done);
+		stopped.state = 'stopped';
+		stopped.elapsed = 12.5;
+		stopped.progress = 0.284;
+		Object.assign(stopped.result, { stopped: true, duration: 12.5, id: 'feed0001' });
+		let status = fx.test.running[1];
+		const p = await page({ status: () => status, stop: () => { status = stopped; return stopped; } });
+		expect(p.q('.reterm-ov-stop').disabled).toBe(false);
+		await p.q('.reterm-ov-stop').click();
+		expect(p.h.rpc.callsTo('reterm', 'test_stop')).toHaveLength(1);
+		expect(p.text('.reterm-ov-progress-text')).toBe('Stopped');
+		expect(p.text('.reterm-ov-result')).toMatch(/Stopped after 12\.5 s: phases that did not run have no numbers/);
+		expect(p.h.poll.queue.map(e => e.interval)).toEqual([2]);
+	});
+
+	it('an unreachable test server: the daemon\'s message and what to check', async () => {
+		const p = await page({ status: () => ({ state: 'done', result: fx.results.byId[UNREACHABLE].result }) });
+		const msg = p.q('.reterm-ov-result .alert-message.danger');
+		expect(h0(p, msg)).toMatch(/The test server could not load the line\. The daemon reported: connect to 192\.0\.2\.10 port 80: Connection refused\. Check that both URLs work from the router/);
+		/* not also listed as "inconclusive" */
+		expect(p.text('.reterm-ov-result')).not.toMatch(/Inconclusive/);
+	});
+
+	it('an inconclusive result lists its reasons', async () => {
+		const p = await page({ status: () => ({ state: 'done', result: fx.results.byId[SLOW].result }) });
+		expect(p.text('.reterm-ov-result .alert-message.warning')).toMatch(/^Inconclusive\.Download: the load reached only 9\.56 Mbit\/s of the 18 Mbit\/s shaper rate \(53 %/);
+		expect(p.text('.reterm-ov-result')).toMatch(/9\.56 Mbit\/s \(53 % of 18 Mbit\/s\)/);
+	});
+});
+
+function h0(p, node) {
+	return p.h.text(node);
+}
+
+describe('before / after', () => {
+	it('compares the newest result with the newest one under other shaper settings', async () => {
+		const p = await page();
+		const { h, q, text } = p;
+
+		expect(q('#reterm-compare-before').value).toBe(UNSHAPED);
+		expect(q('#reterm-compare-after').value).toBe(SHAPED);
+		expect(q('#reterm-compare-before').querySelectorAll('option')).toHaveLength(4);
+		/* newest first */
+		expect(q('#reterm-compare-before').querySelectorAll('option')[0].getAttribute('value')).toBe(SHAPED);
+
+		const byIdCalls = h.rpc.callsTo('reterm', 'results').filter(c => c.params.id).map(c => c.params.id);
+		/* SHAPED came with the page (newest), UNSHAPED was fetched */
+		expect(byIdCalls).toEqual([SHAPED, UNSHAPED]);
+
+		expect(text('.reterm-ov-compare-text')).toMatch(/^The grade improved from D to A\+\. Added latency under load: Download −209\.\d ms/);
+		const rows = p.all('.reterm-ov-compare-table tr').map(r => r.children.map(c => h.text(c)));
+		expect(rows[1]).toEqual(['Overall grade', 'D', 'A+', 'better by 4 grades']);
+		expect(rows[3]).toEqual(['Upload grade', 'C', 'A+', 'better by 3 grades']);
+		expect(rows[4][0]).toBe('Added latency: Download load');
+		expect(rows[4][1]).toBe('+213.5 ms');
+		expect(rows[4][3]).toMatch(/^−209\.\d ms$/);
+		expect(rows[7]).toEqual(['Responsiveness (RPM)', '201', '2648', '+2447']);
+		expect(rows[8]).toEqual(['Download throughput', '18.7 Mbit/s', '17 Mbit/s', '−9.4 %']);
+		expect(p.all('.reterm-ov-compare-table td.reterm-ov-worse')).toHaveLength(2);
+		expect(q('.reterm-ov-compare .alert-message')).toBeNull();
+	});
+
+	it('another pair: fetched by id once, with a caution for inconclusive results', async () => {
+		const p = await page();
+		const sel = p.q('#reterm-compare-before');
+		sel.value = SLOW;
+		sel.dispatchEvent({ type: 'change', bubbles: true });
+		await Promise.all(sel.lastDispatch);
+		expect(p.text('.reterm-ov-compare-text')).toMatch(/^The grade stayed A\+\./);
+		expect(p.text('.reterm-ov-compare')).toMatch(/At least one of these results is inconclusive/);
+
+		sel.value = UNSHAPED;
+		sel.dispatchEvent({ type: 'change', bubbles: true });
+		await Promise.all(sel.lastDispatch);
+		const ids = p.h.rpc.callsTo('reterm', 'results').filter(c => c.params.id).map(c => c.params.id);
+		expect(ids).toEqual([SHAPED, UNSHAPED, SLOW]);
+	});
+
+	it('with one result: asks for another test', async () => {
+		const one = { results: [fx.results.list.results[3]] };
+		const p = await page({ results: q => q.id ? fx.results.byId[q.id] : one });
+		expect(p.q('.reterm-ov-pick').style.display).toBe('none');
+		expect(p.text('.reterm-ov-compare')).toMatch(/Run one more test to compare two results/);
+	});
+
+	it('a result that cannot be fetched: says so', async () => {
+		const p = await page({ results: q => q.id ? (q.id === SHAPED ? fx.results.byId[q.id] : { error: 'not_found', message: 'no result with id "x"' }) : fx.results.list });
+		expect(p.text('.reterm-ov-compare')).toMatch(/Could not load the results: no result with id "x"/);
+	});
+});
