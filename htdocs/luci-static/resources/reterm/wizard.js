@@ -1,0 +1,608 @@
+'use strict';
+'require baseclass';
+'require reterm.grade as grade';
+'require reterm.cake as cake';
+'require reterm.shaping as shaping';
+'require reterm.devices as devices';
+
+/*
+ * Setup wizard logic, pure (no DOM, no RPC, no UCI): the step state
+ * machine and the proposal math. The view (view/reterm/wizard.js) keeps
+ * the state in sessionStorage through serialize()/restore().
+ * Use as: 'require reterm.wizard as wizard';
+ *
+ * Steps: look → measure → propose → apply → devices.
+ *
+ * State (a plain, JSON-safe object):
+ *   { v: 1, step: 'look', reached: index of the furthest step reached,
+ *     snapshot: { sqm: { sid, values } | null, retermEnabled: '0'|'1' }
+ *       the configuration before the wizard (what cancel returns to),
+ *     before: test result (shaping off) | null,
+ *     measuredAsIs: true when the user chose to measure with shaping on,
+ *     proposal: propose() result (possibly edited) | null,
+ *     applied: { shaping: bool, devices: bool },
+ *     after: test result with the proposal applied | null,
+ *     done: bool }
+ *
+ * Nothing is staged before the apply step: steps 1–3 only read. Step 4
+ * stages the sqm section and applies it in one go (LuCI's apply with
+ * rollback); step 5 likewise for the reterm device sections. cancel()
+ * therefore has nothing to undo before step 4; after it, cancelChanges()
+ * gives the UCI values that restore the snapshot.
+ */
+
+var VERSION = 1;
+var STEPS = [ 'look', 'measure', 'propose', 'apply', 'devices' ];
+
+/* fraction of the measured throughput the shaper gets */
+var SHARE = 0.9;
+
+/* sqm stores whole kbit/s; the Shaping page allows up to 100000 Mbit/s */
+var MAX_KBIT = 100000000;
+
+/* the rtt presets the proposal chooses from, in ms */
+var RTT_STEPS = [ [ 'internet', 100 ], [ 'oceanic', 300 ], [ 'satellite', 1000 ] ];
+var RTT_FLOOR_MS = 30;
+var RTT_PERCENTILE = 98;
+
+var PPP_PROTOS = { pppoe: true, pppoa: true };
+
+function num(v) {
+	return (typeof v === 'number' && isFinite(v)) ? v : null;
+}
+
+function str(v) {
+	return (v == null) ? '' : String(v);
+}
+
+function clone(v) {
+	return (v == null) ? v : JSON.parse(JSON.stringify(v));
+}
+
+function dir(result, name) {
+	return (result && typeof result === 'object' && result[name] && typeof result[name] === 'object') ? result[name] : null;
+}
+
+function round1(v) {
+	return Math.round(v * 10) / 10;
+}
+
+return baseclass.extend({
+	__name__: 'reterm.wizard',
+
+	VERSION: VERSION,
+	STEPS: STEPS,
+	SHARE: SHARE,
+	MAX_KBIT: MAX_KBIT,
+	RTT_FLOOR_MS: RTT_FLOOR_MS,
+
+	/* ---- state machine ---------------------------------------------- */
+
+	/**
+	 * A fresh state at step "look".
+	 * @param {Object} snapshot { sqm: { sid, values } | null,
+	 *   retermEnabled: '0'|'1' } the configuration before the wizard
+	 * @returns {Object}
+	 */
+	create: function(snapshot) {
+		return {
+			v: VERSION, step: 'look', reached: 0, snapshot: clone(snapshot || { sqm: null, retermEnabled: '0' }),
+			before: null, measuredAsIs: false, proposal: null,
+			applied: { shaping: false, devices: false }, after: null, done: false
+		};
+	},
+
+	/** index of a step name, -1 if unknown */
+	index: function(step) {
+		return STEPS.indexOf(step);
+	},
+
+	/**
+	 * Whether `step` may be shown: every earlier step must have what the
+	 * step needs (measure: none; propose: a "before" result; apply: a
+	 * proposal; devices: the apply step done or skipped, i.e. reached).
+	 */
+	canEnter: function(state, step) {
+		var i = this.index(step);
+
+		if (!state || i < 0)
+			return false;
+
+		switch (step) {
+		case 'look': case 'measure': return true;
+		case 'propose': return state.before != null;
+		case 'apply': return state.proposal != null;
+		case 'devices': return state.reached >= i;
+		}
+
+		return false;
+	},
+
+	/**
+	 * Move to a step (forward only when canEnter(); back always).
+	 * @returns {Object} a new state (the old one is not changed); the
+	 *   same step when the move is not allowed
+	 */
+	go: function(state, step) {
+		var s = clone(state), i = this.index(step);
+
+		if (i < 0 || !this.canEnter(state, step))
+			return s;
+
+		s.step = step;
+		s.reached = Math.max(s.reached, i);
+
+		return s;
+	},
+
+	/** the next step, if allowed (else unchanged) */
+	next: function(state) {
+		var i = this.index(state.step);
+
+		return (i + 1 < STEPS.length) ? this.go(state, STEPS[i + 1]) : clone(state);
+	},
+
+	/** the previous step */
+	back: function(state) {
+		var i = this.index(state.step);
+
+		return (i > 0) ? this.go(state, STEPS[i - 1]) : clone(state);
+	},
+
+	/**
+	 * Record a step's outcome. Events:
+	 *   { type: 'measured', result, asIs }    → before = result, proposal reset
+	 *   { type: 'proposed', proposal }        → proposal (user edits)
+	 *   { type: 'applied' }                   → applied.shaping = true
+	 *   { type: 'verified', result }          → after = result
+	 *   { type: 'skipApply' }                 → devices step reachable
+	 *   { type: 'devicesApplied' }            → applied.devices, done
+	 *   { type: 'finish' }                    → done
+	 * A new "before" measurement drops the proposal and the "after"
+	 * result (they belong to the old one).
+	 * @returns {Object} new state
+	 */
+	record: function(state, ev) {
+		var s = clone(state);
+
+		switch (ev && ev.type) {
+		case 'measured':
+			s.before = clone(ev.result);
+			s.measuredAsIs = !!ev.asIs;
+			s.proposal = null;
+			s.after = null;
+			break;
+
+		case 'proposed':
+			s.proposal = clone(ev.proposal);
+			break;
+
+		case 'applied':
+			s.applied.shaping = true;
+			s.after = null;
+			break;
+
+		case 'verified':
+			s.after = clone(ev.result);
+			break;
+
+		case 'skipApply':
+			s.reached = Math.max(s.reached, this.index('devices'));
+			break;
+
+		case 'devicesApplied':
+			s.applied.devices = true;
+			s.done = true;
+			break;
+
+		case 'finish':
+			s.done = true;
+			break;
+		}
+
+		if (s.applied.shaping)
+			s.reached = Math.max(s.reached, this.index('devices'));
+
+		return s;
+	},
+
+	/**
+	 * What cancelling means now.
+	 * @returns {{restore: boolean, sqm: Object|null, retermEnabled:
+	 *   string|null}} restore false: nothing was applied, just forget
+	 *   the state. Otherwise the values to put back: sqm { sid, values }
+	 *   (values null = remove the section the wizard created) when
+	 *   shaping was applied; retermEnabled when devices were.
+	 */
+	cancel: function(state) {
+		var snap = (state && state.snapshot) || {}, out = { restore: false, sqm: null, retermEnabled: null };
+
+		if (state && state.applied && state.applied.shaping) {
+			out.restore = true;
+			out.sqm = snap.sqm ? clone(snap.sqm) : { sid: null, values: null };
+		}
+
+		if (state && state.applied && state.applied.devices) {
+			out.restore = true;
+			out.retermEnabled = str(snap.retermEnabled) || '0';
+		}
+
+		return out;
+	},
+
+	/**
+	 * Set/unset operations that turn the current section back into the
+	 * snapshot values.
+	 * @param {Object|null} snapshot values before the wizard (null: the
+	 *   section did not exist → remove it)
+	 * @param {Object} current values now
+	 * @returns {Array<[string, string|null]>|null} [option, value] pairs
+	 *   (value null = unset); null = remove the whole section
+	 */
+	restoreChanges: function(snapshot, current) {
+		if (snapshot == null)
+			return null;
+
+		var out = [], k;
+
+		for (k in current || {})
+			if (k.charAt(0) !== '.' && !Object.prototype.hasOwnProperty.call(snapshot, k))
+				out.push([ k, null ]);
+
+		for (k in snapshot)
+			if (k.charAt(0) !== '.' && JSON.stringify(snapshot[k]) !== JSON.stringify((current || {})[k]))
+				out.push([ k, snapshot[k] ]);
+
+		return out;
+	},
+
+	/** a plain object for sessionStorage */
+	serialize: function(state) {
+		return clone(state);
+	},
+
+	/**
+	 * A state back from sessionStorage (object or JSON text).
+	 * @returns {Object|null} null when it is not a state of this version
+	 */
+	restore: function(obj) {
+		if (typeof obj === 'string') {
+			try { obj = JSON.parse(obj) } catch (e) { return null }
+		}
+
+		if (!obj || typeof obj !== 'object' || obj.v !== VERSION || this.index(obj.step) < 0 ||
+		    !obj.applied || typeof obj.applied !== 'object' || num(obj.reached) === null)
+			return null;
+
+		var s = Object.assign(this.create(obj.snapshot), clone(obj));
+
+		/* never resume into a step whose input is missing */
+		while (!this.canEnter(s, s.step))
+			s.step = STEPS[this.index(s.step) - 1];
+
+		return s;
+	},
+
+	/* ---- proposal ----------------------------------------------------- */
+
+	/**
+	 * Shaper rate for one direction: 90 % of the measured throughput.
+	 * kbit/s = round(bps × 0.9 / 1000), at least 1 (a measured direction
+	 * is never proposed as 0 = unshaped), at most 100000000 (100 Gbit/s,
+	 * the Shaping page's limit).
+	 * @param {number} bps measured throughput in bit/s
+	 * @returns {number|null} null when not measured (null, NaN, ≤ 0, not
+	 *   a number)
+	 */
+	bandwidthKbit: function(bps) {
+		if (num(bps) === null || bps <= 0)
+			return null;
+
+		return Math.min(MAX_KBIT, Math.max(1, Math.round(bps * SHARE / 1000)));
+	},
+
+	/**
+	 * The rtt to propose.
+	 *
+	 * Inputs: RTTs in ms the router measured while the link was idle —
+	 * `reflectors` (each reflector's idle median from the test,
+	 * result.reflector_idle[].rtt, and result.idle_rtt) and `servers`
+	 * (RTTs of connections to the servers the consoles talk to, when the
+	 * router knows them). Non-finite and ≤ 0 values are ignored.
+	 *
+	 * Rule: P = 98th percentile (nearest rank, grade.percentile) of all
+	 * inputs together.
+	 *   - no inputs, or P ≤ 100 ms → internet (100 ms, CAKE's default);
+	 *   - P > 100 ms → the next preset up that covers P: oceanic (300 ms)
+	 *     for P ≤ 300, satellite (1000 ms) above;
+	 *   - never below 30 ms (regional): the proposal never goes under
+	 *     100, and a value the user edits is raised to 30 (clampRtt()),
+	 *     because anycast reflectors are closer than game and download
+	 *     servers.
+	 * @param {{reflectors: number[], servers: number[]}} input
+	 * @returns {{rtt: string, ms: number, p98: number|null, samples: number}}
+	 */
+	proposeRtt: function(input) {
+		var all = [].concat((input && input.reflectors) || [], (input && input.servers) || [])
+			.filter(function(v) { return num(v) !== null && v > 0 });
+
+		var p = all.length ? grade.percentile(all, RTT_PERCENTILE) : null,
+		    pick = RTT_STEPS[0];
+
+		if (p !== null && p > RTT_STEPS[0][1])
+			pick = RTT_STEPS.filter(function(s) { return s[1] >= p })[0] || RTT_STEPS[RTT_STEPS.length - 1];
+
+		return { rtt: pick[0], ms: pick[1], p98: p, samples: all.length };
+	},
+
+	/**
+	 * An rtt as the user set it, raised to at least 30 ms.
+	 * @param {string|number} rtt preset name or ms
+	 * @returns {string|number|null} the preset name / ms to use; null if
+	 *   not an rtt
+	 */
+	clampRtt: function(rtt) {
+		var ms = cake.rttMs(rtt);
+
+		if (ms == null || !isFinite(ms))
+			return null;
+
+		return (ms < RTT_FLOOR_MS) ? 'regional' : rtt;
+	},
+
+	/**
+	 * CAKE overhead keyword from the WAN protocol.
+	 *   docsis hint (the user says: cable modem) → docsis
+	 *   pppoe, pppoa                                → pppoe-ptm (PPPoE over VDSL2)
+	 *   anything else (dhcp, static, …)             → ethernet
+	 * The user can change it in the proposal (e.g. bridged-ptm for VDSL2
+	 * without PPPoE; PPPoE over fibre is close to ethernet).
+	 * @returns {string}
+	 */
+	overheadFor: function(proto, docsis) {
+		if (docsis)
+			return 'docsis';
+
+		return PPP_PROTOS[str(proto)] ? 'pppoe-ptm' : 'ethernet';
+	},
+
+	/** idle RTTs (ms) of a test result: per reflector, else the idle_rtt */
+	reflectorRtts: function(result) {
+		var out = [];
+
+		if (result && Array.isArray(result.reflector_idle))
+			result.reflector_idle.forEach(function(r) {
+				if (r && num(r.rtt) !== null)
+					out.push(r.rtt);
+			});
+
+		if (!out.length && result && num(result.idle_rtt) !== null)
+			out.push(result.idle_rtt);
+
+		return out;
+	},
+
+	/**
+	 * The proposal.
+	 * @param {Object} input
+	 * @param {Object} input.result the "before" test result
+	 * @param {string} input.device the WAN device to shape
+	 * @param {string} input.proto WAN protocol
+	 * @param {boolean} [input.docsis] cable modem
+	 * @param {number[]} [input.servers] server RTTs in ms
+	 * @returns {{device, download, upload, rtt, overhead, rttInfo,
+	 *   notes: string[], ok: boolean}} download/upload kbit/s (0 = the
+	 *   direction was not measured, left unshaped); ok false when neither
+	 *   direction was measured
+	 */
+	propose: function(input) {
+		input = input || {};
+
+		var r = input.result,
+		    down = this.bandwidthKbit((dir(r, 'download') || {}).throughput_bps),
+		    up = this.bandwidthKbit((dir(r, 'upload') || {}).throughput_bps),
+		    rtt = this.proposeRtt({ reflectors: this.reflectorRtts(r), servers: input.servers }),
+		    notes = [];
+
+		if (down === null)
+			notes.push(_('The download throughput was not measured, so the download is left unshaped (0).'));
+
+		if (up === null)
+			notes.push(_('The upload throughput was not measured, so the upload is left unshaped (0).'));
+
+		if (down === MAX_KBIT || up === MAX_KBIT)
+			notes.push(_('The measured rate is above 100 Gbit/s; the proposal is capped there.'));
+
+		if (r && (r.inconclusive || dir(r, 'download') && dir(r, 'download').inconclusive || dir(r, 'upload') && dir(r, 'upload').inconclusive))
+			notes.push(_('The measurement was inconclusive; check the rates before applying.'));
+
+		return {
+			device: str(input.device), download: down || 0, upload: up || 0,
+			rtt: rtt.rtt, overhead: this.overheadFor(input.proto, input.docsis),
+			rttInfo: rtt, notes: notes, ok: down !== null || up !== null
+		};
+	},
+
+	/**
+	 * Check an edited proposal.
+	 * @returns {string|null} a translated message or null
+	 */
+	validateProposal: function(p) {
+		if (!p || typeof p !== 'object')
+			return _('No proposal');
+
+		var e = shaping.validateDevice(p.device);
+
+		if (e)
+			return e;
+
+		for (var k of [ 'download', 'upload' ])
+			if (num(p[k]) === null || p[k] < 0 || p[k] > MAX_KBIT || p[k] % 1)
+				return _('The %s rate must be a whole number of kbit/s from 0 to %d').format(k === 'download' ? _('download') : _('upload'), MAX_KBIT);
+
+		if (!p.download && !p.upload)
+			return _('Download and upload are 0: nothing would be shaped.');
+
+		if (this.clampRtt(p.rtt) === null)
+			return _('Unknown round-trip time "%s"').format(p.rtt);
+
+		if (cake.OVERHEAD_PRESETS.indexOf(p.overhead) < 0)
+			return _('Unknown link overhead "%s"').format(p.overhead);
+
+		return null;
+	},
+
+	/**
+	 * The sqm values for a proposal: the existing queue section's values
+	 * (or a new section for the device) with enabled, interface, rates and
+	 * the CAKE options (recommended defaults + proposed rtt and overhead)
+	 * set. Words of the existing option strings we do not manage stay.
+	 * @param {Object} p proposal (validated)
+	 * @param {Object|null} current values of the queue section, or null
+	 * @returns {Object<string,string>|null} the full section values
+	 */
+	sqmValues: function(p, current) {
+		if (this.validateProposal(p) !== null)
+			return null;
+
+		var base = current ? clone(current) : shaping.newSection(p.device),
+		    st = shaping.sectionState(base) || shaping.sectionState({}),
+		    m = Object.assign(cake.defaults(), {});
+
+		/* keep what the user set on the Shaping page, except what we propose */
+		if (current && st) {
+			[ 'nat', 'isolation', 'diffserv', 'ackFilter' ].forEach(function(k) {
+				if (st.model[k] != null)
+					m[k] = st.model[k];
+			});
+		}
+
+		m.rtt = this.clampRtt(p.rtt);
+		m.overhead = p.overhead === 'none' ? null : p.overhead;
+		m.ingress = true;
+
+		var ch = shaping.changes(base, m, current && st ? st.unknown : undefined);
+
+		if (ch === null)
+			return null;
+
+		return Object.assign(base, ch, {
+			enabled: '1', interface: p.device, download: String(p.download), upload: String(p.upload)
+		});
+	},
+
+	/* ---- before / after ---------------------------------------------- */
+
+	/**
+	 * Before/after numbers.
+	 * @returns {{grade: {before, after}, download: {before, after,
+	 *   gradeBefore, gradeAfter, throughputBefore, throughputAfter,
+	 *   costPct}, upload: {...}, better: boolean|null}} better: the
+	 *   overall grade improved (null when a grade is missing) added latency in ms; costPct = throughput
+	 *   lost in % (100 × (1 − after / before), one decimal; negative =
+	 *   gained), null when either is missing
+	 */
+	compare: function(before, after) {
+		function side(name) {
+			var b = dir(before, name) || {}, a = dir(after, name) || {},
+			    tb = num(b.throughput_bps), ta = num(a.throughput_bps);
+
+			return {
+				before: num(b.added_ms), after: num(a.added_ms),
+				gradeBefore: b.grade || null, gradeAfter: a.grade || null,
+				throughputBefore: tb, throughputAfter: ta,
+				costPct: (tb !== null && tb > 0 && ta !== null) ? round1(100 * (1 - ta / tb)) : null
+			};
+		}
+
+		var gb = (before && before.grade) || null, ga = (after && after.grade) || null,
+		    ib = grade.GRADES.indexOf(gb), ia = grade.GRADES.indexOf(ga);
+
+		return {
+			grade: { before: gb, after: ga },
+			download: side('download'),
+			upload: side('upload'),
+			better: (ib >= 0 && ia >= 0) ? ia < ib : null
+		};
+	},
+
+	/* ---- devices ------------------------------------------------------ */
+
+	/** consoles and handhelds first, then by name / MAC */
+	sortHosts: function(hosts) {
+		var rank = function(h) { return (h && (h['class'] === 'console' || h['class'] === 'handheld')) ? 0 : 1 };
+
+		return (Array.isArray(hosts) ? hosts.slice() : []).sort(function(a, b) {
+			return rank(a) - rank(b) || str(a.name || a.mac).localeCompare(str(b.name || b.mac));
+		});
+	},
+
+	/**
+	 * Devices to offer re-termination to: consoles, handhelds and every
+	 * host whose audit recommends it; each with the evidence text.
+	 * @param {Object[]} hosts the "hosts" reply
+	 * @returns {Array<{mac, name, class, reason: 'console'|'handheld'|
+	 *   'audit', evidence: string, active: boolean, section}>} active: it
+	 *   is re-terminated already
+	 */
+	offers: function(hosts) {
+		var out = [];
+
+		this.sortHosts(hosts).forEach(function(h) {
+			if (!h || devices.normalizeMac(h.mac) === null)
+				return;
+
+			var cls = h['class'], flagged = h.audit && h.audit.recommendation === 'reterm';
+
+			if (cls !== 'console' && cls !== 'handheld' && !flagged)
+				return;
+
+			var ev = devices.auditHint(h.audit);
+
+			if (!ev)
+				ev = (cls === 'handheld')
+					? _('Handhelds such as the Nintendo 3DS use a small receive window without scaling, so far servers can only send slowly.')
+					: _('Game consoles often download with small receive windows (PS4 store downloads while a game runs), so far servers send slowly.');
+
+			out.push({
+				mac: devices.normalizeMac(h.mac), name: str(h.name), 'class': cls || 'other',
+				reason: (cls === 'console' || cls === 'handheld') ? cls : 'audit',
+				evidence: ev, active: !!(h.reterm && h.enabled), section: h.section || null
+			});
+		});
+
+		return out;
+	},
+
+	/**
+	 * UCI operations for the chosen offers, and main.enabled.
+	 * @param {Object[]} offers offers()
+	 * @param {string[]} macs the chosen ones
+	 * @param {Object[]} sections uci.sections('reterm', 'device')
+	 * @returns {Array<{op: 'add'|'set', section?, values}>} "set" with
+	 *   section 'main' enables the service; empty when nothing to do
+	 */
+	devicePlan: function(offers, macs, sections) {
+		var ops = [], chosen = (macs || []).map(function(m) { return devices.normalizeMac(m) });
+
+		(offers || []).forEach(function(o) {
+			if (chosen.indexOf(o.mac) < 0)
+				return;
+
+			var secs = (sections || []).filter(function(s) { return devices.normalizeMac(s.mac) === o.mac });
+
+			if (!secs.length)
+				ops.push({ op: 'add', values: { name: devices.deviceName(o), mac: o.mac, enabled: '1', ports: 'all' } });
+			else
+				secs.forEach(function(s) {
+					if (str(s.enabled) === '0')
+						ops.push({ op: 'set', section: s['.name'], values: { enabled: '1' } });
+				});
+		});
+
+		if (chosen.length)
+			ops.push({ op: 'set', section: 'main', values: { enabled: '1' } });
+
+		return ops;
+	}
+});

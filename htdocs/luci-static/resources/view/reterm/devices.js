@@ -1,0 +1,593 @@
+'use strict';
+'require view';
+'require form';
+'require uci';
+'require rpc';
+'require ui';
+'require dom';
+'require poll';
+'require reterm.devices as devices';
+
+/*
+ * Network → Reterm → Devices: which LAN devices get their TCP
+ * re-terminated.
+ *
+ * One table row per MAC: the LAN hosts the router knows (ubus "reterm
+ * hosts") merged with the `device` sections of /etc/config/reterm as
+ * LuCI holds them (saved and staged changes included; they win over what
+ * the router answered). Consoles and handhelds first. The row fields
+ * (re-terminate, ports, custom ports) are virtual: after every field
+ * parsed, commit() turns them into UCI changes with reterm.devices
+ * plan(): a device switched on for the first time gets a section (name
+ * from its host name, mac, enabled, ports), switching off sets enabled 0
+ * and keeps the section, "Remove" deletes it. Everything goes through the
+ * Map's normal save (staged UCI changes) and Save & Apply (with
+ * rollback); an invalid field rejects the save before anything is
+ * written. Adding a device by MAC stages the new section at once, like
+ * LuCI's own "Add" buttons (TypedSection.handleAdd).
+ *
+ * The global switch (main.enabled) is an ordinary field at the top; it is
+ * never flipped behind the user's back: while it is off and a device is
+ * switched on, a note says so and offers a button that ticks it (saved
+ * with everything else).
+ *
+ * Live numbers of re-terminated devices come from ubus "reterm
+ * device_stats" every poll interval while the page is open; a router
+ * without that method answers through "hosts" (rwnd-limited share only).
+ */
+
+var callHosts = rpc.declare({ object: 'reterm', method: 'hosts' });
+var callStats = rpc.declare({ object: 'reterm', method: 'device_stats' });
+
+/* ubus statuses meaning "no such method (for us)": not found, denied */
+var MISSING = { 3: true, 6: true };
+
+function valid(fn) {
+	return function(sid, value) {
+		var err = fn.call(this, sid, value);
+		return (err == null) ? true : err;
+	};
+}
+
+/* what went wrong with a reterm reply that lacks `key` */
+function failure(r) {
+	if (typeof r === 'number')
+		return new Error(_('the router answered with ubus status %d (%s)').format(r, rpc.getStatusText(r)));
+
+	if (r && typeof r.message === 'string' && r.message !== '')
+		return new Error(r.message.substring(0, 200));
+
+	return new Error(_('the router sent an unexpected reply'));
+}
+
+function fetchHosts() {
+	return callHosts().then(function(r) {
+		if (r && Array.isArray(r.hosts))
+			return r.hosts;
+
+		throw failure(r);
+	});
+}
+
+/* a Map that turns the row fields into UCI changes once all parsed */
+var DevicesMap = form.Map.extend({
+	parse: function() {
+		var owner = this.owner;
+
+		return this.super('parse', arguments).then(function() {
+			return owner.commit();
+		});
+	}
+});
+
+/* one row per merged host instead of per UCI section */
+var HostSection = form.TableSection.extend({
+	cfgsections: function() {
+		return this.map.owner.rowKeys();
+	}
+});
+
+return view.extend({
+	load: function() {
+		return Promise.all([
+			uci.load('reterm'),
+			fetchHosts().then(function(hosts) {
+				return { hosts: hosts };
+			}, function(e) {
+				return { error: e.message };
+			})
+		]);
+	},
+
+	rowKeys: function() {
+		var index = {};
+
+		this.rows = devices.merge(this.hosts, uci.sections('reterm', 'device'));
+		this.rows.forEach(function(r) { index[r.key] = r });
+		this.rowIndex = index;
+
+		return this.rows.map(function(r) { return r.key });
+	},
+
+	row: function(key) {
+		return (this.rowIndex && this.rowIndex[key]) || null;
+	},
+
+	/* a field's current value; null when it is not shown for that row */
+	fieldValue: function(o, sid) {
+		var m = this.map;
+
+		if (!m || !m.root || !m.findElement('id', o.cbid(sid)) || !o.isActive(sid))
+			return null;
+
+		return o.formvalue(sid);
+	},
+
+	/* re-terminated now, as far as LuCI knows: has live numbers */
+	isLive: function(r) {
+		return r.section !== null && r.enabled && !this.removed[r.key];
+	},
+
+	/* the row edits of the form → UCI changes; called by the Map's parse */
+	commit: function() {
+		var self = this, rows = this.rows || [], edits = {};
+
+		rows.forEach(function(r) {
+			var en = self.fieldValue(self.fields.enabled, r.key),
+			    choice = self.fieldValue(self.fields.ports, r.key),
+			    ports = (choice === 'custom') ? self.fieldValue(self.fields.custom, r.key) : choice;
+
+			if (en !== null || ports !== null || self.removed[r.key])
+				edits[r.key] = { enabled: (en === null) ? null : (en === '1'), ports: ports, remove: !!self.removed[r.key] };
+		});
+
+		var p = devices.plan(rows, edits);
+
+		if (p.error)
+			return Promise.reject(new TypeError(p.error));
+
+		p.ops.forEach(function(op) {
+			if (op.op === 'remove')
+				return uci.remove('reterm', op.section);
+
+			var sid = (op.op === 'add') ? uci.add('reterm', 'device') : op.section;
+
+			for (var k in op.values)
+				uci.set('reterm', sid, k, op.values[k]);
+		});
+
+		this.removed = {};
+
+		return Promise.resolve();
+	},
+
+	/* is any row field marked invalid? */
+	formInvalid: function() {
+		var self = this;
+
+		return (this.rows || []).some(function(r) {
+			return [ self.fields.enabled, self.fields.ports, self.fields.custom ].some(function(o) {
+				return self.fieldValue(o, r.key) !== null && !o.isValid(r.key);
+			});
+		});
+	},
+
+	renderHost: function(r) {
+		var b = devices.badge(r.class), addrs = r.ipv4.concat(r.ipv6), tags = [];
+
+		if (b)
+			tags.push(' ', E('span', { 'class': b.cls }, [ b.text ]));
+
+		if (!r.online && !this.hostsError)
+			tags.push(' ', E('span', { 'class': 'label reterm-offline' }, [ r.known ? _('offline') : _('not seen') ]));
+
+		return E('div', { 'class': 'reterm-host' }, [
+			E('strong', {}, [ r.name || _('Unnamed device') ])
+		].concat(tags, [
+			E('div', { 'class': 'reterm-host-mac' }, [ r.mac ]),
+			E('div', { 'class': 'reterm-host-addr' }, [ addrs.length ? addrs.join(', ') : _('No address known') ]),
+			r.vendor ? E('div', { 'class': 'reterm-host-vendor' }, [ r.vendor ]) : ''
+		]));
+	},
+
+	renderAudit: function(r) {
+		var level = devices.auditLevel(r.audit), hint = devices.auditHint(r.audit);
+
+		return E('div', { 'class': 'reterm-hint' + (level ? ' reterm-hint-' + level : '') }, [
+			hint || (r.known ? _('No audit data yet.') : '')
+		]);
+	},
+
+	liveContent: function(r) {
+		if (!this.isLive(r))
+			return [];
+
+		if (this.liveError)
+			return [ E('em', {}, [ _('unavailable') ]) ];
+
+		if (!this.liveData)
+			return [ E('em', {}, [ _('waiting for data…') ]) ];
+
+		return devices.liveLines(this.liveData[r.mac] || null).map(function(l) {
+			return E('div', {}, [ l ]);
+		});
+	},
+
+	renderRemove: function(key) {
+		var r = this.row(key);
+
+		if (!r || r.section === null)
+			return [];
+
+		if (this.removed[key])
+			return [
+				E('em', {}, [ _('Removed when saved') ]), ' ',
+				E('button', { 'class': 'btn cbi-button', 'click': ui.createHandlerFn(this, 'toggleRemove', key) }, [ _('Undo') ])
+			];
+
+		return [ E('button', {
+			'class': 'btn cbi-button cbi-button-remove',
+			'title': _('Forget this device\'s re-termination settings'),
+			'click': ui.createHandlerFn(this, 'toggleRemove', key)
+		}, [ _('Remove') ]) ];
+	},
+
+	toggleRemove: function(key) {
+		var node = this.map.findElement('id', 'reterm-remove-' + key);
+
+		this.removed[key] = !this.removed[key];
+
+		if (node)
+			dom.content(node, this.renderRemove(key));
+
+		this.refreshNotes();
+	},
+
+	/* notes above the table: global switch, ignored sections, empty list */
+	refreshNotes: function() {
+		var self = this, notes = [], rows = this.rows || [];
+
+		var mainOn = this.fieldValue(this.fields.main, 'main');
+
+		if (mainOn === null)
+			mainOn = uci.get('reterm', 'main', 'enabled');
+
+		var anyOn = rows.some(function(r) {
+			var v = self.fieldValue(self.fields.enabled, r.key);
+			return !self.removed[r.key] && ((v === null) ? (r.section !== null && r.enabled) : (v === '1'));
+		});
+
+		if (anyOn && mainOn !== '1')
+			notes.push(E('div', { 'class': 'alert-message warning', 'id': 'reterm-main-note' }, [
+				E('p', {}, [ _('Re-termination is switched off, so the devices switched on below are not re-terminated yet. Switch it on as well?') ]),
+				E('button', { 'class': 'btn cbi-button cbi-button-action', 'click': ui.createHandlerFn(this, 'handleMainOn') },
+					[ _('Switch re-termination on') ])
+			]));
+
+		devices.invalidSections(uci.sections('reterm', 'device')).forEach(function(s) {
+			notes.push(E('div', { 'class': 'alert-message warning' }, [
+				_('The device section "%s" has no valid MAC address (%s) and is ignored. Fix or delete it in /etc/config/reterm.')
+					.format(s.section, s.mac || _('none'))
+			]));
+		});
+
+		if (!rows.length && !this.hostsError)
+			notes.push(E('p', { 'class': 'reterm-empty' }, [
+				_('No LAN devices known yet. Devices appear here once they get a DHCP lease or talk to the router; you can also add one by its MAC address below.')
+			]));
+
+		dom.content(this.notesNode, notes);
+
+		this.ensurePoll();
+	},
+
+	handleMainOn: function() {
+		var node = this.map.findElement('id', this.fields.main.cbid('main'));
+
+		if (node)
+			dom.callClassMethod(node, 'setValue', '1');
+
+		this.map.checkDepends();
+		this.refreshNotes();
+	},
+
+	/* ---- live numbers ---- */
+
+	fetchStats: function() {
+		var self = this;
+
+		if (this.statsFromHosts)
+			return callHosts().then(function(r) {
+				var st = devices.liveStats(r);
+
+				if (st === null)
+					throw failure(r);
+
+				return st;
+			});
+
+		return callStats().then(function(r) {
+			if (typeof r === 'number' && MISSING[r]) {
+				self.statsFromHosts = true;
+				return self.fetchStats();
+			}
+
+			var st = (r && Array.isArray(r.devices)) ? devices.liveStats(r) : null;
+
+			if (st === null)
+				throw failure(r);
+
+			return st;
+		});
+	},
+
+	pollLive: function() {
+		var self = this, live = (this.rows || []).filter(function(r) { return self.isLive(r) });
+
+		if (!live.length)
+			return Promise.resolve();
+
+		return this.fetchStats().then(function(st) {
+			self.liveData = st;
+			self.liveError = null;
+		}, function(e) {
+			if (!self.liveError)
+				ui.addNotification(null, E('p', {}, [
+					_('Live numbers of the re-terminated devices are unavailable: %s. Retrying while this page is open.').format(e.message)
+				]), 'warning');
+
+			self.liveError = e.message;
+		}).then(function() {
+			live.forEach(function(r) {
+				var node = self.map.findElement('id', 'reterm-live-' + r.key);
+
+				if (node)
+					dom.content(node, self.liveContent(r));
+			});
+		});
+	},
+
+	/* poll while re-terminated devices are listed (only while this view is open) */
+	ensurePoll: function() {
+		var self = this;
+
+		if (this.pollFn || !(this.rows || []).some(function(r) { return self.isLive(r) }))
+			return;
+
+		this.pollFn = L.bind(this.pollLive, this);
+		poll.add(this.pollFn);
+	},
+
+	/* ---- errors ---- */
+
+	showHostsError: function() {
+		this.hostsNote = ui.addNotification(_('Cannot list the LAN devices'), [
+			E('p', {}, [ _('The router did not answer "reterm hosts": %s. Devices already configured are shown; the others appear once the list loads.').format(this.hostsError) ]),
+			E('button', { 'class': 'btn cbi-button cbi-button-action', 'click': ui.createHandlerFn(this, 'handleRetry') }, [ _('Retry') ])
+		], 'danger');
+	},
+
+	dropHostsError: function() {
+		if (this.hostsNote && this.hostsNote.parentNode)
+			this.hostsNote.parentNode.removeChild(this.hostsNote);
+
+		this.hostsNote = null;
+	},
+
+	/* fetch the host list again and redraw the table (unsaved edits are redrawn from the saved state) */
+	handleRetry: function() {
+		var self = this;
+
+		return fetchHosts().then(function(hosts) {
+			self.hosts = hosts;
+			self.hostsError = null;
+			self.dropHostsError();
+
+			return self.map.load().then(function() { return self.map.renderContents() }).then(function() {
+				self.refreshNotes();
+			});
+		}, function(e) {
+			self.hostsError = e.message;
+			self.dropHostsError();
+			self.showHostsError();
+		});
+	},
+
+	/* ---- add by MAC ---- */
+
+	showAddError: function(msg) {
+		dom.content(this.addError, msg ? E('div', { 'class': 'alert-message danger' }, [ msg ]) : []);
+	},
+
+	handleAdd: function() {
+		var self = this,
+		    raw = this.addMac.getValue(),
+		    name = String(this.addName.getValue() || '').replace(/^[ \t]+|[ \t]+$/g, ''),
+		    mac = devices.normalizeMac(raw),
+		    err = devices.validateMac(raw);
+
+		if (!err && name !== '' && devices.validateName(name))
+			err = _('Name: %s').format(devices.validateName(name));
+
+		var r = mac ? (this.rows || []).filter(function(r) { return r.mac === mac })[0] : null;
+
+		if (!err && r)
+			err = (r.section !== null)
+				? _('%s is already in the list.').format(mac)
+				: _('%s is already in the list: switch on "Re-terminate" in its row.').format(mac);
+
+		if (!err && this.formInvalid())
+			err = _('Correct the marked fields in the list first.');
+
+		if (err) {
+			this.showAddError(err);
+			return Promise.resolve(false);
+		}
+
+		var sid = uci.add('reterm', 'device');
+
+		uci.set('reterm', sid, 'name', name || devices.deviceName({ mac: mac, name: '' }));
+		uci.set('reterm', sid, 'mac', mac);
+		uci.set('reterm', sid, 'enabled', '1');
+		uci.set('reterm', sid, 'ports', 'all');
+
+		return this.map.save(null, true).then(function() {
+			self.addMac.setValue('');
+			self.addName.setValue('');
+			self.showAddError(null);
+			self.refreshNotes();
+			return true;
+		}, function(e) {
+			uci.remove('reterm', sid);
+			self.showAddError((e && e.message) || _('The device could not be added.'));
+			return false;
+		});
+	},
+
+	renderAdd: function() {
+		this.addMac = new ui.Textfield('', { id: 'reterm-add-mac', placeholder: '02:00:00:00:3d:51' });
+		this.addName = new ui.Textfield('', { id: 'reterm-add-name', placeholder: _('optional, e.g. nintendo-3ds') });
+		this.addError = E('div', { 'id': 'reterm-add-error' });
+
+		function field(id, title, widget) {
+			return E('div', { 'class': 'cbi-value' }, [
+				E('label', { 'class': 'cbi-value-title', 'for': id }, [ title ]),
+				E('div', { 'class': 'cbi-value-field' }, [ widget ])
+			]);
+		}
+
+		return E('div', { 'class': 'cbi-section', 'id': 'reterm-add' }, [
+			E('h3', {}, [ _('Add a device by MAC address') ]),
+			E('div', { 'class': 'cbi-section-descr' }, [
+				_('For a device that is offline or missing from the list. It is added switched on for all TCP ports (change that in its row) and staged like any other change: Save & Apply puts it into effect.')
+			]),
+			field('reterm-add-mac', _('MAC address'), this.addMac.render()),
+			field('reterm-add-name', _('Name'), this.addName.render()),
+			E('div', { 'class': 'cbi-value' }, [
+				E('div', { 'class': 'cbi-value-title' }, [ ' ' ]),
+				E('div', { 'class': 'cbi-value-field' }, [
+					E('button', { 'class': 'btn cbi-button cbi-button-add', 'id': 'reterm-add-button',
+						'click': ui.createHandlerFn(this, 'handleAdd') }, [ _('Add') ]),
+					this.addError
+				])
+			])
+		]);
+	},
+
+	/* ---- page ---- */
+
+	handleSave: function(ev) {
+		var self = this;
+
+		return this.super('handleSave', [ ev ]).then(function(r) {
+			self.refreshNotes();
+			return r;
+		});
+	},
+
+	handleReset: function(ev) {
+		var self = this;
+
+		this.removed = {};
+
+		return Promise.resolve(this.super('handleReset', [ ev ])).then(function(r) {
+			self.refreshNotes();
+			return r;
+		});
+	},
+
+	render: function(data) {
+		var self = this, m, s, o, f = {};
+
+		this.hosts = data[1].hosts || [];
+		this.hostsError = data[1].error || null;
+		this.removed = {};
+		this.fields = f;
+		this.liveData = null;
+		this.liveError = null;
+		this.notesNode = E('div', { 'class': 'reterm-devices-notes' });
+
+		/* the global switch needs its section; staged only on save */
+		if (!uci.get('reterm', 'main'))
+			uci.add('reterm', 'reterm', 'main');
+
+		function refresh() {
+			self.refreshNotes();
+		}
+
+		/* a row field backed by the merged row instead of a UCI option */
+		function virtual(opt, get) {
+			opt.load = function(sid) {
+				var r = self.row(sid);
+				return r ? get(r) : null;
+			};
+			opt.write = function() {};
+			opt.remove = function() {};
+			return opt;
+		}
+
+		m = new DevicesMap('reterm', _('Devices'),
+			_('Re-termination lets the router take over the TCP connections of the devices you switch on here: the device talks only to the nearby router, while the router carries each connection over the long path with its own large buffers. Consoles and handhelds with small receive windows (Nintendo 3DS, PlayStation 4 while it runs a game) download several times faster. Changes take effect with Save & Apply.'));
+		m.owner = this;
+		this.map = m;
+
+		s = m.section(form.NamedSection, 'main', 'reterm');
+		s.anonymous = true;
+		s.addremove = false;
+
+		o = f.main = s.option(form.Flag, 'enabled', _('Re-termination'),
+			_('Divert the TCP connections of the devices switched on below through the router\'s proxy. When off, no device is re-terminated.'));
+		o.rmempty = false;
+		o.onchange = refresh;
+
+		s = m.section(HostSection, 'device', _('LAN devices'),
+			_('Consoles and handhelds are listed first. The window audit tells whether a device\'s TCP receive window limits its downloads: without window scaling a connection can never carry more than its window per round trip.'));
+		s.anonymous = true;
+		s.addremove = false;
+
+		o = s.option(form.DummyValue, '_host', _('Device'));
+		o.renderWidget = function(sid) { return self.renderHost(self.row(sid)) };
+
+		o = s.option(form.DummyValue, '_audit', _('Window audit'));
+		o.renderWidget = function(sid) { return self.renderAudit(self.row(sid)) };
+
+		o = f.enabled = virtual(s.option(form.Flag, 'enabled', _('Re-terminate')),
+			function(r) { return (r.section !== null && r.enabled) ? '1' : '0' });
+		o.onchange = refresh;
+
+		o = f.ports = virtual(s.option(form.ListValue, 'ports', _('Ports')),
+			function(r) { return devices.portsChoice(r.ports).choice });
+		o.value('all', _('All TCP ports'));
+		o.value('web', _('Web (80 and 443)'));
+		o.value('custom', _('Custom list…'));
+		o.depends('enabled', '1');
+
+		o = f.custom = virtual(s.option(form.Value, '_ports_custom', _('Custom ports')),
+			function(r) { return devices.portsChoice(r.ports).custom });
+		o.placeholder = '80 443 8080-8090';
+		o.rmempty = false;
+		o.depends({ enabled: '1', ports: 'custom' });
+		o.validate = valid(function(sid, v) { return devices.validatePorts(v) });
+
+		o = s.option(form.DummyValue, '_live', _('Live'));
+		o.renderWidget = function(sid) {
+			return E('div', { 'class': 'reterm-live', 'id': 'reterm-live-' + sid }, self.liveContent(self.row(sid)));
+		};
+
+		o = s.option(form.DummyValue, '_remove', '');
+		o.renderWidget = function(sid) {
+			return E('div', { 'id': 'reterm-remove-' + sid }, self.renderRemove(sid));
+		};
+
+		if (this.hostsError)
+			this.showHostsError();
+
+		return m.render().then(function(node) {
+			var page = E([ self.notesNode, node, self.renderAdd() ]);
+
+			self.refreshNotes();
+
+			return page;
+		});
+	}
+});

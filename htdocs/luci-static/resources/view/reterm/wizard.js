@@ -1,0 +1,800 @@
+'use strict';
+'require view';
+'require uci';
+'require rpc';
+'require ui';
+'require dom';
+'require poll';
+'require fs';
+'require network';
+'require reterm.wizard as wizard';
+'require reterm.shaping as shaping';
+'require reterm.tcpreview as tcpreview';
+'require reterm.graph as graph';
+'require reterm.units as units';
+'require reterm.devices as devices';
+
+/*
+ * Network → Reterm → Wizard: from a slow, bloated line to a fixed one in
+ * five steps (look, measure, propose, apply & verify, devices).
+ *
+ * The step logic is reterm.wizard (pure); this view reads, runs the
+ * guided test (test_start / test_status polling) and stages changes only
+ * when the user applies a step: the sqm queue in step 4, the reterm
+ * device sections and main.enabled in step 5, each applied at once with
+ * LuCI's apply with rollback (ui.changes.apply(true)). The wizard state
+ * lives in sessionStorage, so the page can be left (or reloaded by the
+ * apply) and resumed. Cancel forgets the state and, when a step was
+ * already applied, puts the values from before the wizard back.
+ */
+
+var STORAGE_KEY = 'reterm-wizard';
+
+var callHosts = rpc.declare({ object: 'reterm', method: 'hosts', expect: { hosts: [] } });
+var callMonitorStatus = rpc.declare({ object: 'reterm', method: 'monitor_status' });
+var callTestStart = rpc.declare({ object: 'reterm', method: 'test_start', params: [ 'download_url', 'upload_url', 'streams' ] });
+var callTestStatus = rpc.declare({ object: 'reterm', method: 'test_status' });
+var callTestStop = rpc.declare({ object: 'reterm', method: 'test_stop' });
+
+function settle(p) {
+	return Promise.resolve(p).then(function(r) {
+		return (r != null && typeof r === 'object') ? r : { error: 'rpc', message: _('No answer (ubus code %s)').format(r) };
+	}, function(e) {
+		return { error: 'rpc', message: e.message };
+	});
+}
+
+function note(level, children) {
+	return E('div', { 'class': 'alert-message ' + level }, Array.isArray(children) ? children : [ children ]);
+}
+
+function btn(cls, label, fn) {
+	return E('button', { 'class': 'cbi-button ' + cls, 'click': fn }, [ label ]);
+}
+
+function mbit(bps) {
+	return (typeof bps === 'number' && isFinite(bps)) ? units.formatRate(bps, 3) : '–';
+}
+
+function ms(v) {
+	return (typeof v === 'number' && isFinite(v)) ? _('%s ms').format(Math.round(v * 10) / 10) : '–';
+}
+
+return view.extend({
+	load: function() {
+		return Promise.all([
+			L.resolveDefault(uci.load('sqm').then(function() { return true }), false),
+			L.resolveDefault(uci.load('network'), null),
+			L.resolveDefault(uci.load('firewall'), null),
+			L.resolveDefault(uci.load('reterm'), null),
+			L.resolveDefault(network.getWANNetworks(), []),
+			L.resolveDefault(callHosts(), null),
+			settle(callMonitorStatus()),
+			L.resolveDefault(fs.read('/usr/lib/sqm/defaults.sh'), null)
+		]);
+	},
+
+	/* ---- storage -------------------------------------------------------- */
+
+	storage: function() {
+		try {
+			if (window.sessionStorage)
+				return window.sessionStorage;
+		}
+		catch (e) {}
+
+		var mem = this.mem = this.mem || {};
+
+		return {
+			getItem: function(k) { return mem.hasOwnProperty(k) ? mem[k] : null },
+			setItem: function(k, v) { mem[k] = String(v) },
+			removeItem: function(k) { delete mem[k] }
+		};
+	},
+
+	save: function() {
+		try { this.storage().setItem(STORAGE_KEY, JSON.stringify(wizard.serialize(this.state))) } catch (e) {}
+	},
+
+	forget: function() {
+		try { this.storage().removeItem(STORAGE_KEY) } catch (e) {}
+	},
+
+	/* ---- context -------------------------------------------------------- */
+
+	context: function(data) {
+		var fw = shaping.firewallInfo(uci.sections('firewall')),
+		    nw = shaping.networkInfo(uci.sections('network')),
+		    wanNames = fw.zones.wan || [ 'wan' ],
+		    nets = (data[4] || []).map(function(n) {
+		    	var d = n.getDevice ? n.getDevice() : null, l3 = n.getL3Device ? n.getL3Device() : null;
+		    	return { name: n.getName(), proto: n.getProtocol ? n.getProtocol() : null,
+		    		device: d ? d.getName() : null, l3device: l3 ? l3.getName() : null };
+		    });
+
+		nw.interfaces.forEach(function(i) {
+			if (wanNames.indexOf(i.name) > -1 && !nets.some(function(n) { return n.name === i.name }))
+				nets.push(i);
+		});
+
+		var wan = nets.filter(function(n) { return shaping.wanDevice(n) !== null })[0] || null,
+		    device = wan ? shaping.wanDevice(wan) : null,
+		    queues = data[0] ? uci.sections('sqm', 'queue') : [],
+		    queue = queues.filter(function(q) { return q.interface === device })[0] || null,
+		    mon = data[6] || {},
+		    mcfg = uci.get('reterm', 'monitor') || {};
+
+		return {
+			sqmInstalled: data[0] === true,
+			wan: wan, device: device, proto: wan ? String(wan.proto || '') : '',
+			queue: queue,
+			shapingOn: queues.some(function(q) { return q.enabled === '1' }),
+			offload: fw.offload, offloadHw: fw.offloadHw,
+			hosts: Array.isArray(data[5]) ? data[5] : null,
+			monitorUp: !mon.error,
+			monitorError: mon.error ? (mon.message || mon.error) : null,
+			downloadUrl: mcfg.download_url || '', uploadUrl: mcfg.upload_url || '',
+			streams: +(mcfg.streams || 4) || 4,
+			profile: tcpreview.profileFromDefaults(data[7]) || '1.6'
+		};
+	},
+
+	snapshot: function() {
+		var q = this.ctx.queue;
+
+		return {
+			sqm: q ? { sid: q['.name'], values: q } : null,
+			retermEnabled: String(uci.get('reterm', 'main', 'enabled') || '0')
+		};
+	},
+
+	/* ---- frame ---------------------------------------------------------- */
+
+	render: function(data) {
+		this.ctx = this.context(data);
+
+		var saved = null;
+
+		try { saved = this.storage().getItem(STORAGE_KEY) } catch (e) {}
+
+		this.state = (saved && wizard.restore(saved)) || wizard.create(this.snapshot());
+		this.resumed = !!(saved && wizard.restore(saved));
+
+		this.header = E('ol', { 'class': 'reterm-wizard-steps' });
+		this.body = E('div', { 'class': 'reterm-wizard-body' });
+		this.nav = E('div', { 'class': 'reterm-wizard-nav cbi-page-actions' });
+
+		this.show();
+
+		return E('div', { 'class': 'reterm-wizard' }, [
+			E('h2', {}, [ _('Setup wizard') ]),
+			E('p', {}, [ _('Five steps from a slow, bloated line to a fixed one: look at the router, measure the line, set up shaping from what was measured, check the result, and help the devices with small TCP windows. Nothing is changed until you apply a step; you can leave and come back.') ]),
+			this.header, this.body, this.nav
+		]);
+	},
+
+	titles: function() {
+		return {
+			look: _('Look'), measure: _('Measure'), propose: _('Propose'),
+			apply: _('Apply & verify'), devices: _('Devices')
+		};
+	},
+
+	go: function(step) {
+		this.state = wizard.go(this.state, step);
+		this.save();
+		this.show();
+	},
+
+	record: function(ev) {
+		this.state = wizard.record(this.state, ev);
+		this.save();
+	},
+
+	show: function() {
+		var self = this, st = this.state, titles = this.titles(), cur = wizard.index(st.step);
+
+		dom.content(this.header, wizard.STEPS.map(function(s, i) {
+			var cls = (i === cur) ? 'active' : (i <= st.reached) ? 'done' : 'todo';
+
+			return E('li', { 'class': 'reterm-wizard-step ' + cls, 'data-step': s }, [
+				(i !== cur && wizard.canEnter(st, s) && i <= st.reached)
+					? E('a', { 'href': '#', 'click': function(ev) { ev && ev.preventDefault && ev.preventDefault(); self.go(s) } },
+						[ _('%d. %s').format(i + 1, titles[s]) ])
+					: _('%d. %s').format(i + 1, titles[s])
+			]);
+		}));
+
+		var content = this['step_' + st.step]();
+
+		dom.content(this.body, [ E('h3', {}, [ titles[st.step] ]) ].concat(
+			this.resumed ? [ note('info', _('Resumed where you left the wizard.')) ] : [], content));
+		this.resumed = false;
+
+		if (this.afterShow) {
+			var fn = this.afterShow;
+			this.afterShow = null;
+			fn();
+		}
+
+		var back = (cur > 0) ? btn('cbi-button-neutral reterm-wizard-back', _('Back'), function() { return self.go(wizard.STEPS[cur - 1]) }) : '',
+		    next = (cur + 1 < wizard.STEPS.length && wizard.canEnter(st, wizard.STEPS[cur + 1]) && st.step !== 'propose')
+		    	? btn('cbi-button-action reterm-wizard-next', _('Next'), function() { return self.go(wizard.STEPS[cur + 1]) }) : '';
+
+		dom.content(this.nav, [
+			btn('cbi-button-reset reterm-wizard-cancel', _('Cancel wizard'), function() { return self.cancel() }), ' ', back, ' ', next
+		]);
+	},
+
+	/* ---- step 1: look --------------------------------------------------- */
+
+	step_look: function() {
+		var c = this.ctx, self = this, out = [], rows = [];
+
+		if (!c.sqmInstalled)
+			out.push(note('danger', _('sqm-scripts is not installed (/etc/config/sqm is missing). Install the sqm-scripts package to use shaping; you can still set up the devices.')));
+
+		rows.push([ _('Internet (WAN) device'), c.device
+			? ((c.proto === 'pppoe' || c.proto === 'pppoa') ? _('%s (PPPoE on %s)').format(c.device, c.wan.device || '?') : _('%s (%s)').format(c.device, c.proto || '?'))
+			: _('not found') ]);
+		rows.push([ _('Shaping (sqm)'), c.queue
+			? (c.queue.enabled === '1'
+				? _('on: %s down, %s up').format(mbit(+c.queue.download * 1000), mbit(+c.queue.upload * 1000))
+				: _('configured, off'))
+			: (c.shapingOn ? _('on, for another device') : _('off')) ]);
+		rows.push([ _('Flow offloading'), c.offloadHw ? _('hardware (bypasses shaping)') : c.offload ? _('software (fine)') : _('off') ]);
+
+		out.push(E('table', { 'class': 'table reterm-wizard-facts' }, rows.map(function(r) {
+			return E('tr', { 'class': 'tr' }, [ E('td', { 'class': 'td left' }, [ r[0] ]), E('td', { 'class': 'td left' }, [ r[1] ]) ]);
+		})));
+
+		if (!c.device)
+			out.push(note('warning', _('No WAN device was found. Check Network → Interfaces, or set up shaping by hand on the Shaping page.')));
+
+		if (c.offloadHw)
+			out.push(note('warning', _('Hardware flow offloading is on (Network → Firewall). Offloaded connections bypass the queue, so shaping cannot work. Turn hardware offloading off; software offloading is fine.')));
+
+		var cable = E('input', { 'type': 'checkbox', 'id': 'reterm-wizard-docsis', 'checked': this.state.docsis ? '' : null,
+			'change': function(ev) { self.state.docsis = !!ev.target.checked; self.save() } });
+
+		out.push(E('p', {}, [ E('label', {}, [ cable, ' ', _('My Internet comes through a cable (DOCSIS) modem') ]) ]));
+
+		var hosts = c.hosts;
+
+		out.push(E('h4', {}, [ _('Devices on your network') ]));
+
+		if (hosts === null)
+			out.push(note('info', _('The host list is not available (is the reterm service installed?).')));
+		else if (!hosts.length)
+			out.push(E('p', {}, [ _('No devices found yet.') ]));
+		else
+			out.push(E('ul', { 'class': 'reterm-wizard-hosts' }, wizard.sortHosts(hosts).map(function(h) {
+				var b = devices.badge(h['class']);
+
+				return E('li', {}, [ b ? E('span', { 'class': b.cls }, [ b.text ]) : '', b ? ' ' : '',
+					h.name || h.mac, ' ', E('small', {}, [ (h.ipv4 || [])[0] || '' ]) ]);
+			})));
+
+		return out;
+	},
+
+	/* ---- step 2 / 4: the test ------------------------------------------- */
+
+	/* "before" (step 2) or "after" (step 4) */
+	testBox: function(kind) {
+		var self = this, c = this.ctx, box = E('div', { 'class': 'reterm-wizard-test' }),
+		    result = (kind === 'before') ? this.state.before : this.state.after;
+
+		if (!c.monitorUp) {
+			dom.content(box, this.failure(_('The latency monitor (retermd) is not running, so the router cannot measure. Start the reterm service (System → Startup → reterm) and retry.'), kind));
+			return box;
+		}
+
+		if (this.running === kind) {
+			dom.content(box, this.progress(null));
+			return box;
+		}
+
+		var dl = E('input', { 'type': 'text', 'class': 'cbi-input-text', 'id': 'reterm-wizard-dl', 'value': c.downloadUrl, 'placeholder': 'http://…' }),
+		    ul = E('input', { 'type': 'text', 'class': 'cbi-input-text', 'id': 'reterm-wizard-ul', 'value': c.uploadUrl, 'placeholder': 'http://…' });
+
+		var parts = [];
+
+		if (!c.downloadUrl || !c.uploadUrl)
+			parts.push(E('div', { 'class': 'reterm-wizard-urls' }, [
+				E('p', {}, [ _('The test needs a large file to download and an address that accepts uploads (set them once on the Overview page).') ]),
+				E('label', {}, [ _('Download URL'), ' ', dl ]), E('br'), E('label', {}, [ _('Upload URL'), ' ', ul ])
+			]));
+
+		if (result)
+			parts.push(this.resultView(result));
+
+		parts.push(btn('cbi-button-action reterm-wizard-start', result ? _('Measure again') : _('Start the test'), function() {
+			c.downloadUrl = dl.value.trim() || c.downloadUrl;
+			c.uploadUrl = ul.value.trim() || c.uploadUrl;
+			return self.startTest(kind);
+		}));
+
+		dom.content(box, parts);
+		return box;
+	},
+
+	failure: function(text, kind) {
+		var self = this;
+
+		return [
+			note('danger', text),
+			E('div', { 'class': 'reterm-wizard-ways' }, [
+				btn('cbi-button-action reterm-wizard-retry', _('Retry'), function() {
+					return settle(callMonitorStatus()).then(function(r) {
+						self.ctx.monitorUp = !r.error;
+						self.failed = null;
+						self.show();
+					});
+				}), ' ',
+				(kind === 'before')
+					? btn('cbi-button-neutral reterm-wizard-skip', _('Skip shaping, go to the devices'), function() {
+						self.record({ type: 'skipApply' });
+						return self.go('devices');
+					})
+					: btn('cbi-button-neutral reterm-wizard-skip', _('Skip the check'), function() { return self.go('devices') }),
+				' ',
+				E('a', { 'class': 'cbi-button reterm-wizard-shaping', 'href': L.url('admin/network/reterm/shaping') }, [ _('Go to the Shaping page') ])
+			])
+		];
+	},
+
+	progress: function(s) {
+		var pct = s && typeof s.progress === 'number' ? Math.round(s.progress * 100) : 0,
+		    names = { idle: _('idle'), download: _('download'), upload: _('upload'), both: _('both directions'), cooldown: _('cooldown') },
+		    label = s && s.phase ? _('Measuring: %s – %d %%').format(names[s.phase] || s.phase, pct) : _('Starting the test…');
+
+		return E('div', { 'class': 'reterm-wizard-running' }, [
+			E('div', { 'class': 'cbi-progressbar reterm-wizard-progress', 'title': label },
+				[ E('div', { 'style': 'width:%d%%'.format(pct) }) ]),
+			E('p', { 'class': 'reterm-wizard-progress-text' }, [ label,
+				(s && s.rtt != null) ? ' · ' + _('latency now %s').format(ms(s.rtt)) : '' ]),
+			btn('cbi-button-negative reterm-wizard-stop', _('Stop'), L.bind(this.stopTest, this))
+		]);
+	},
+
+	startTest: function(kind) {
+		var self = this, c = this.ctx;
+
+		if (!c.downloadUrl || !c.uploadUrl) {
+			ui.addNotification(null, E('p', {}, [ _('Enter the download and upload URL first.') ]), 'warning');
+			return Promise.resolve();
+		}
+
+		return settle(callTestStart(c.downloadUrl, c.uploadUrl, c.streams)).then(function(r) {
+			if (r.error) {
+				var msg = (r.error === 'busy') ? _('A test is already running; wait for it to finish and retry.')
+					: (r.error === 'not_running') ? _('The latency monitor (retermd) is not running. Start the reterm service and retry.')
+					: _('The test did not start: %s').format(r.message || r.error);
+
+				if (r.error === 'not_running')
+					c.monitorUp = false;
+
+				self.failed = { kind: kind, text: msg };
+				self.show();
+				return;
+			}
+
+			self.running = kind;
+			self.failed = null;
+			self.pollFn = L.bind(self.pollTest, self, kind);
+			poll.add(self.pollFn, 1);
+			self.show();
+		});
+	},
+
+	pollTest: function(kind) {
+		var self = this;
+
+		return settle(callTestStatus()).then(function(s) {
+			if (self.running !== kind)
+				return;
+
+			if (s.state === 'running' && !s.error) {
+				var box = self.body.querySelector('.reterm-wizard-running');
+
+				if (box)
+					dom.content(box.parentNode, self.progress(s));
+
+				return;
+			}
+
+			self.stopPolling();
+			self.finishTest(kind, s.result || null, s.error ? (s.message || s.error) : null);
+		});
+	},
+
+	stopPolling: function() {
+		if (this.pollFn)
+			poll.remove(this.pollFn);
+
+		this.pollFn = null;
+		this.running = null;
+	},
+
+	stopTest: function() {
+		var self = this;
+
+		return settle(callTestStop()).then(function() {
+			self.stopPolling();
+			self.show();
+		});
+	},
+
+	/* why a finished test cannot be used, or null */
+	problem: function(r, err) {
+		if (err)
+			return _('The test status could not be read: %s').format(err);
+
+		if (!r)
+			return _('The test ended without a result.');
+
+		if (r.stopped)
+			return _('The test was stopped before it finished.');
+
+		if (r.error === 'no_idle_rtt')
+			return _('No reflector answered the latency probes, so nothing could be measured. Check that the router can ping the Internet (the reflectors are in the monitor settings) and retry.');
+
+		var dn = r.download && r.download.throughput_bps, up = r.upload && r.upload.throughput_bps;
+
+		if (!dn && !up)
+			return _('The test URL could not be reached: no data moved during the test%s. Check the download and upload URL and retry.')
+				.format((r.errors && r.errors.length) ? ' (' + r.errors.map(function(e) { return (e && e.message) || String(e) }).join('; ') + ')' : '');
+
+		return null;
+	},
+
+	finishTest: function(kind, result, err) {
+		var p = this.problem(result, err);
+
+		if (p) {
+			this.failed = { kind: kind, text: p };
+		}
+		else {
+			this.failed = null;
+			this.record(kind === 'before'
+				? { type: 'measured', result: result, asIs: this.ctx.shapingOn }
+				: { type: 'verified', result: result });
+		}
+
+		this.show();
+	},
+
+	resultView: function(r) {
+		var chart = graph.phases({ title: _('Latency during the test') });
+
+		chart.update(r);
+
+		return E('div', { 'class': 'reterm-wizard-result' }, [
+			E('p', { 'class': 'reterm-wizard-grade' }, [
+				E('strong', {}, [ _('Grade %s').format(r.grade || '–') ]), ' · ',
+				_('download %s, %s added').format(mbit(r.download && r.download.throughput_bps), ms(r.download && r.download.added_ms)), ' · ',
+				_('upload %s, %s added').format(mbit(r.upload && r.upload.throughput_bps), ms(r.upload && r.upload.added_ms))
+			]),
+			chart.node
+		]);
+	},
+
+	step_measure: function() {
+		var out = [], c = this.ctx;
+
+		out.push(E('p', {}, [ _('The router downloads and uploads as fast as it can for about 45 seconds while it measures the latency. Pause big downloads on your network meanwhile.') ]));
+
+		if (c.shapingOn && !this.state.before)
+			out.push(note('warning', [ _('Shaping is on. To see what the line can do, the wizard should measure without it: turn the queue off on the Shaping page, or measure as is (the proposal then starts from the shaped rates, which are lower).'), ' ',
+				E('a', { 'href': L.url('admin/network/reterm/shaping') }, [ _('Go to the Shaping page') ]) ]));
+
+		if (this.failed && this.failed.kind === 'before')
+			out = out.concat(this.failure(this.failed.text, 'before'));
+		else
+			out.push(this.testBox('before'));
+
+		return out;
+	},
+
+	/* ---- step 3: propose ------------------------------------------------ */
+
+	proposal: function() {
+		if (!this.state.proposal) {
+			this.record({ type: 'proposed', proposal: wizard.propose({
+				result: this.state.before, device: this.ctx.device || '', proto: this.ctx.proto, docsis: this.state.docsis
+			}) });
+		}
+
+		return this.state.proposal;
+	},
+
+	step_propose: function() {
+		var self = this, p = this.proposal(), out = [], preview = E('div', { 'class': 'reterm-wizard-preview' });
+
+		if (this.state.measuredAsIs)
+			out.push(note('info', _('Measured with shaping on: the rates below are 90 % of the shaped rates.')));
+
+		out.push(E('p', {}, [ _('Shaping at 90 % of the measured speed keeps the queue in the router, where CAKE keeps it short. Adjust if you like.') ]));
+		p.notes.forEach(function(n) { out.push(note('warning', n)) });
+
+		function field(id, label, value, desc) {
+			var input = E('input', { 'type': 'text', 'class': 'cbi-input-text', 'id': id, 'value': value, 'input': update });
+			return E('div', { 'class': 'cbi-value' }, [ E('label', { 'class': 'cbi-value-title', 'for': id }, [ label ]),
+				E('div', { 'class': 'cbi-value-field' }, [ input, E('div', { 'class': 'cbi-value-description' }, [ desc ]) ]) ]);
+		}
+
+		function select(id, label, value, choices, desc) {
+			return E('div', { 'class': 'cbi-value' }, [ E('label', { 'class': 'cbi-value-title', 'for': id }, [ label ]),
+				E('div', { 'class': 'cbi-value-field' }, [
+					E('select', { 'id': id, 'change': update }, choices.map(function(c) {
+						return E('option', { 'value': c[0], 'selected': (c[0] === value) ? '' : null }, [ c[1] ]);
+					})),
+					E('div', { 'class': 'cbi-value-description' }, [ desc ]) ]) ]);
+		}
+
+		var ri = p.rttInfo || {};
+
+		out.push(field('reterm-wizard-down', _('Download (Mbit/s)'), shaping.mbitText(p.download),
+			_('90 %% of the measured %s; 0 leaves the download unshaped.').format(mbit(this.state.before && this.state.before.download && this.state.before.download.throughput_bps))));
+		out.push(field('reterm-wizard-up', _('Upload (Mbit/s)'), shaping.mbitText(p.upload),
+			_('90 %% of the measured %s; 0 leaves the upload unshaped.').format(mbit(this.state.before && this.state.before.upload && this.state.before.upload.throughput_bps))));
+		out.push(select('reterm-wizard-rtt', _('Round-trip time'), p.rtt, [
+			[ 'regional', _('regional – 30 ms') ], [ 'internet', _('internet – 100 ms (default)') ],
+			[ 'oceanic', _('oceanic – 300 ms') ], [ 'satellite', _('satellite – 1000 ms') ]
+		], (ri.p98 != null)
+			? _('98 %% of the %d round-trip times the router measured are at most %s; proposed: the smallest preset from 100 ms up that covers them.').format(ri.samples, ms(ri.p98))
+			: _('No round-trip times were measured; CAKE\'s default.')));
+		out.push(select('reterm-wizard-overhead', _('Link overhead'), p.overhead, [
+			[ 'ethernet', _('ethernet – fibre / Ethernet (38 bytes)') ], [ 'docsis', _('docsis – cable (18 bytes)') ],
+			[ 'pppoe-ptm', _('pppoe-ptm – VDSL2 with PPPoE (30 bytes)') ], [ 'bridged-ptm', _('bridged-ptm – VDSL2 without PPPoE (22 bytes)') ]
+		], _('From the WAN protocol (%s).').format(this.ctx.proto || '?')));
+
+		out.push(E('h4', {}, [ _('Commands sqm-scripts will run') ]), preview);
+
+		var error = E('div', { 'class': 'reterm-wizard-error' });
+		out.push(error);
+
+		out.push(btn('cbi-button-action reterm-wizard-accept', _('Use these settings'), function() {
+			var e = update();
+
+			if (e)
+				return;
+
+			self.go('apply');
+		}));
+
+		function update() {
+			var q = Object.assign({}, self.state.proposal), err = null,
+			    d = self.body.querySelector('#reterm-wizard-down'), u = self.body.querySelector('#reterm-wizard-up'),
+			    r = self.body.querySelector('#reterm-wizard-rtt'), o = self.body.querySelector('#reterm-wizard-overhead');
+
+			if (d && u) {
+				[ [ 'download', d.value ], [ 'upload', u.value ] ].forEach(function(x) {
+					var k = shaping.kbitText(String(x[1]).trim());
+					if (k === null)
+						err = err || shaping.validateMbit(x[1]);
+					else
+						q[x[0]] = +k;
+				});
+				q.rtt = r.value;
+				q.overhead = o.value;
+			}
+
+			err = err || wizard.validateProposal(q);
+
+			if (!err) {
+				self.record({ type: 'proposed', proposal: q });
+
+				var res = tcpreview.commands(wizard.sqmValues(q, self.ctx.queue), { sqm: self.ctx.profile });
+
+				dom.content(preview, (res && res.ok) ? [ E('pre', { 'class': 'reterm-tc-preview' }, [ res.commands.join('\n') ]) ]
+					: (res ? res.errors : []).map(function(t) { return note('danger', t) }));
+			}
+
+			dom.content(error, err ? [ note('danger', err) ] : []);
+
+			return err;
+		}
+
+		/* the first preview once the nodes are in place (show()) */
+		this.afterShow = update;
+
+		return out;
+	},
+
+	/* ---- step 4: apply & verify ----------------------------------------- */
+
+	step_apply: function() {
+		var self = this, p = this.state.proposal, out = [];
+
+		if (!this.state.applied.shaping) {
+			out.push(E('p', {}, [ _('Shaping %s at %s download and %s upload, rtt %s, overhead %s.').format(
+				p.device, mbit(p.download * 1000), mbit(p.upload * 1000), p.rtt, p.overhead) ]));
+			out.push(E('p', {}, [ _('LuCI applies the change and checks that the router is still reachable; if it is not, the change is rolled back by itself after a while.') ]));
+			out.push(btn('cbi-button-apply reterm-wizard-apply', _('Apply with rollback'), function() { return self.applyShaping() }), ' ');
+			out.push(btn('cbi-button-neutral reterm-wizard-skip', _('Skip, do not shape'), function() {
+				self.record({ type: 'skipApply' });
+				return self.go('devices');
+			}));
+			return out;
+		}
+
+		out.push(note('success', _('Shaping is applied. Now measure again to see the difference.')));
+
+		if (this.failed && this.failed.kind === 'after')
+			out = out.concat(this.failure(this.failed.text, 'after'));
+		else
+			out.push(this.testBox('after'));
+
+		if (this.state.after)
+			out.push(this.comparison());
+
+		return out;
+	},
+
+	applyShaping: function() {
+		var self = this, p = this.state.proposal, q = this.ctx.queue,
+		    values = wizard.sqmValues(p, q);
+
+		if (!values) {
+			ui.addNotification(null, E('p', {}, [ wizard.validateProposal(p) || _('Invalid settings') ]), 'danger');
+			return Promise.resolve();
+		}
+
+		var sid = q ? q['.name'] : uci.add('sqm', 'queue');
+
+		for (var k in values)
+			if (k.charAt(0) !== '.' && (!q || String(q[k] == null ? '' : q[k]) !== values[k]))
+				uci.set('sqm', sid, k, values[k]);
+
+		/* recorded first: LuCI may reload the page once the apply is confirmed */
+		this.record({ type: 'applied' });
+
+		return uci.save().then(function() {
+			return ui.changes.apply(true);
+		}).then(function() {
+			/* a new section gets its final id when saved: find it again */
+			self.ctx.queue = uci.sections('sqm', 'queue').filter(function(s) { return s.interface === p.device })[0] || null;
+			self.ctx.shapingOn = true;
+			self.show();
+		});
+	},
+
+	comparison: function() {
+		var c = wizard.compare(this.state.before, this.state.after);
+
+		function row(label, a, b) {
+			return E('tr', { 'class': 'tr' }, [ E('td', { 'class': 'td left' }, [ label ]), E('td', { 'class': 'td' }, [ a ]), E('td', { 'class': 'td' }, [ b ]) ]);
+		}
+
+		function cost(v) {
+			return (v == null) ? '–' : (v >= 0) ? _('%s %% less').format(v) : _('%s %% more').format(-v);
+		}
+
+		return E('div', { 'class': 'reterm-wizard-compare' }, [
+			E('table', { 'class': 'table' }, [
+				E('tr', { 'class': 'tr table-titles' }, [ E('th', { 'class': 'th' }, [ '' ]), E('th', { 'class': 'th' }, [ _('Before') ]), E('th', { 'class': 'th' }, [ _('After') ]) ]),
+				row(_('Grade'), c.grade.before || '–', c.grade.after || '–'),
+				row(_('Added latency, download'), ms(c.download.before), ms(c.download.after)),
+				row(_('Added latency, upload'), ms(c.upload.before), ms(c.upload.after)),
+				row(_('Download'), mbit(c.download.throughputBefore), _('%s (%s)').format(mbit(c.download.throughputAfter), cost(c.download.costPct))),
+				row(_('Upload'), mbit(c.upload.throughputBefore), _('%s (%s)').format(mbit(c.upload.throughputAfter), cost(c.upload.costPct)))
+			]),
+			c.better === false ? note('warning', _('The grade did not improve. Try lower rates on the Shaping page, or check that hardware flow offloading is off.')) : ''
+		]);
+	},
+
+	/* ---- step 5: devices ------------------------------------------------- */
+
+	step_devices: function() {
+		var self = this, out = [], offers = wizard.offers(this.ctx.hosts || []);
+
+		if (this.state.done) {
+			out.push(note('success', this.state.applied.devices
+				? _('Done. The chosen devices are re-terminated: the router talks to far servers for them with large TCP windows.')
+				: _('Done.')));
+			out.push(E('a', { 'class': 'cbi-button', 'href': L.url('admin/network/reterm/devices') }, [ _('Go to the Devices page') ]));
+			return out;
+		}
+
+		out.push(E('p', {}, [ _('Some devices (game consoles, handhelds) download with a small TCP receive window, so far servers cannot send fast whatever the line does. The router can take over those connections (re-termination) and talk to the servers with large windows.') ]));
+
+		if (!offers.length) {
+			out.push(E('p', {}, [ _('No console, handheld or device that needs it was found. An audit on the Devices page can find more.') ]));
+			out.push(btn('cbi-button-action reterm-wizard-finish', _('Finish'), function() { self.record({ type: 'finish' }); self.forget(); self.show() }));
+			return out;
+		}
+
+		out.push(E('ul', { 'class': 'reterm-wizard-offers' }, offers.map(function(o) {
+			var b = devices.badge(o['class']);
+
+			return E('li', {}, [ E('label', {}, [
+				E('input', { 'type': 'checkbox', 'class': 'reterm-wizard-offer', 'value': o.mac, 'checked': o.active ? null : '', 'disabled': o.active ? '' : null }),
+				' ', b ? E('span', { 'class': b.cls }, [ b.text ]) : '', ' ', E('strong', {}, [ o.name || o.mac ]),
+				o.active ? ' ' + _('(re-terminated already)') : ''
+			]), E('div', { 'class': 'cbi-value-description' }, [ o.evidence ]) ]);
+		})));
+
+		out.push(btn('cbi-button-apply reterm-wizard-apply-devices', _('Re-terminate the chosen devices'), function() { return self.applyDevices(offers) }), ' ');
+		out.push(btn('cbi-button-neutral reterm-wizard-finish', _('Finish without'), function() { self.record({ type: 'finish' }); self.forget(); self.show() }));
+
+		return out;
+	},
+
+	applyDevices: function(offers) {
+		var self = this,
+		    macs = Array.prototype.slice.call(this.body.querySelectorAll('input.reterm-wizard-offer')).filter(function(i) { return i.checked && !i.disabled }).map(function(i) { return i.value }),
+		    ops = wizard.devicePlan(offers, macs, uci.sections('reterm', 'device'));
+
+		if (!ops.length) {
+			ui.addNotification(null, E('p', {}, [ _('No device chosen.') ]), 'info');
+			return Promise.resolve();
+		}
+
+		if (!uci.get('reterm', 'main'))
+			uci.add('reterm', 'reterm', 'main');
+
+		ops.forEach(function(op) {
+			var sid = (op.op === 'add') ? uci.add('reterm', 'device') : op.section;
+
+			for (var k in op.values)
+				uci.set('reterm', sid, k, op.values[k]);
+		});
+
+		this.record({ type: 'devicesApplied' });
+
+		return uci.save().then(function() {
+			return ui.changes.apply(true);
+		}).then(function() {
+			self.forget();
+			self.show();
+		});
+	},
+
+	/* ---- cancel --------------------------------------------------------- */
+
+	cancel: function() {
+		var self = this, c = wizard.cancel(this.state), snap = this.state.snapshot || {};
+
+		this.stopPolling();
+
+		var done = function() {
+			self.forget();
+			self.failed = null;
+			self.state = wizard.create(self.snapshot());
+			self.show();
+			ui.addNotification(null, E('p', {}, [ c.restore
+				? _('The wizard was cancelled and the previous settings are back.')
+				: _('The wizard was cancelled; nothing was changed.') ]), 'info');
+		};
+
+		if (!c.restore)
+			return Promise.resolve().then(done);
+
+		if (c.sqm) {
+			var sid = c.sqm.sid || (this.ctx.queue && this.ctx.queue['.name']);
+
+			if (c.sqm.values == null) {
+				if (sid)
+					uci.remove('sqm', sid);
+			}
+			else {
+				(wizard.restoreChanges(c.sqm.values, uci.get('sqm', sid) || {}) || []).forEach(function(kv) {
+					uci.set('sqm', sid, kv[0], kv[1]);
+				});
+			}
+
+			this.ctx.queue = c.sqm.values ? Object.assign({ '.name': sid }, c.sqm.values) : null;
+		}
+
+		if (c.retermEnabled != null && uci.get('reterm', 'main'))
+			uci.set('reterm', 'main', 'enabled', c.retermEnabled);
+
+		return uci.save().then(function() { return ui.changes.apply(true) }).then(done);
+	},
+
+	handleSaveApply: null,
+	handleSave: null,
+	handleReset: null
+});

@@ -1,0 +1,289 @@
+import { describe, it, expect } from 'vitest';
+import { createHarness } from './harness/loader.js';
+
+/* recorded replies (shapes of reterm.monitor.test / api.uc) */
+const PHASES = [['idle', 0, 5], ['download', 5, 15], ['idle', 15, 17], ['upload', 17, 27], ['idle', 27, 29], ['both', 29, 39], ['cooldown', 39, 44]]
+	.map(([name, start, end]) => ({ name, start, end, mean: name === 'idle' ? 0.5 : 40, p95: 60, peak: 80, loss: 0 }));
+const samples = bloat => Array.from({ length: 440 }, (_, i) => [i * 100, 14 + ((i > 50 && i < 390) ? bloat : 0)]);
+const BEFORE = { v: 1, id: 'b1', duration: 44, idle_rtt: 14, baseline: 14, grade: 'D', rpm: 200, rpm_class: 'poor',
+	reflector_idle: [{ target: '1.1.1.1', rtt: 14 }, { target: '9.9.9.9', rtt: 21 }], phases: PHASES, samples: samples(250),
+	download: { grade: 'D', added_ms: 250, p95_ms: 300, throughput_bps: 20000000, inconclusive: false, reasons: [] },
+	upload: { grade: 'C', added_ms: 120, p95_ms: 150, throughput_bps: 1000000, inconclusive: false, reasons: [] },
+	inconclusive: false, reasons: [], errors: [] };
+const AFTER = Object.assign({}, BEFORE, { id: 'a1', grade: 'A', samples: samples(8),
+	download: { grade: 'A', added_ms: 8, throughput_bps: 17000000 }, upload: { grade: 'A+', added_ms: 3, throughput_bps: 880000 } });
+const HOSTS = [
+	{ mac: '02:00:00:00:00:0a', name: 'laptop', class: 'other', ipv4: ['192.168.1.10'], audit: null },
+	{ mac: '02:00:00:00:00:0b', name: 'tv', class: 'other', ipv4: ['192.168.1.11'],
+		audit: { recommendation: 'reterm', scaling: false, window: 16384, syn_count: 3, noscale_syns: 3, rtt_ms: 130 } },
+	{ mac: '02:00:00:00:3d:51', name: '3ds', class: 'handheld', ipv4: ['192.168.1.20'], audit: null }
+];
+
+function setup(opts = {}) {
+	const h = createHarness();
+	const proto = opts.proto || 'dhcp';
+	if (opts.sqm !== null)
+		h.uci.seed('sqm', opts.sqm || {});
+	h.uci.seed('network', {
+		lan: { '.type': 'interface', proto: 'static', device: 'br-lan' },
+		wan: { '.type': 'interface', proto, device: 'eth1' }
+	});
+	h.uci.seed('firewall', {
+		d: { '.type': 'defaults', '.anonymous': true, flow_offloading: opts.offload ? '1' : '0', flow_offloading_hw: opts.offload ? '1' : '0' },
+		zw: { '.type': 'zone', '.anonymous': true, name: 'wan', network: ['wan'] }
+	});
+	h.uci.seed('reterm', Object.assign({
+		main: { '.type': 'reterm', enabled: '0' },
+		monitor: { '.type': 'monitor', download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload' }
+	}, opts.reterm));
+	h.network.seed({ networks: [{ name: 'wan', proto, device: 'eth1', l3device: proto === 'pppoe' ? 'pppoe-wan' : 'eth1', wan: true }] });
+	h.fs.files['/usr/lib/sqm/defaults.sh'] = '';
+	h.rpc.handle('reterm', 'hosts', { hosts: HOSTS });
+	h.rpc.handle('reterm', 'monitor_status', opts.monitorDown ? { error: 'not_running', message: 'the latency monitor (retermd) is not running' } : { state: 'awake' });
+	h.rpc.handle('reterm', 'test_start', opts.start || { started: true, id: 'b1', total: 44 });
+	h.rpc.handle('reterm', 'test_stop', { state: 'done' });
+	h.replies = [];
+	h.rpc.handle('reterm', 'test_status', () => h.replies.length > 1 ? h.replies.shift() : h.replies[0]);
+	if (opts.storage)
+		h.window.sessionStorage = opts.storage;
+	return h;
+}
+
+async function open(h) {
+	const v = await h.require('view.reterm.wizard');
+	const root = await h.rendered(v);
+	const $ = sel => root.querySelector(sel);
+	const text = sel => h.text(sel ? root.querySelector(sel) : root);
+	const step = () => h.text(root.querySelector('.reterm-wizard-step.active'));
+	return { v, root, $, text, step };
+}
+
+async function measure(h, p, result) {
+	h.replies.length = 0;
+	h.replies.push({ state: 'running', phase: 'download', progress: 0.25, rtt: 260 }, { state: 'done', result });
+	await p.$('.reterm-wizard-start').click();
+	await h.poll.tick();
+	expect(p.text('.reterm-wizard-progress-text')).toMatch(/Measuring: download – 25 %.*260 ms/);
+	await h.poll.tick();
+	expect(h.poll.queue).toHaveLength(0);
+}
+
+const memoryStorage = (init = {}) => ({ data: Object.assign({}, init), getItem(k) { return this.data[k] ?? null }, setItem(k, v) { this.data[k] = String(v) }, removeItem(k) { delete this.data[k] } });
+
+describe('step 1: look', () => {
+	it('shows the PPPoE WAN device, sqm state, offloading and hosts with handhelds first', async () => {
+		const h = setup({ proto: 'pppoe', offload: true });
+		const p = await open(h);
+		expect(p.step()).toBe('1. Look');
+		expect(p.text('.reterm-wizard-facts')).toMatch(/pppoe-wan \(PPPoE on eth1\)/);
+		expect(p.text('.reterm-wizard-facts')).toMatch(/Shaping \(sqm\)off/);
+		expect(p.text()).toMatch(/Hardware flow offloading is on/);
+		expect(p.root.querySelectorAll('.reterm-wizard-hosts li').map(li => h.text(li).trim().split(' ')[0]))
+			.toEqual(['Handheld', 'laptop', 'tv']);
+		expect(h.uci.stagedChanges()).toEqual({});
+	});
+
+	it('says when sqm-scripts is missing', async () => {
+		const p = await open(setup({ sqm: null }));
+		expect(p.text()).toMatch(/sqm-scripts is not installed/);
+	});
+});
+
+describe('the whole flow', () => {
+	it('measures, proposes, applies with rollback, verifies and re-terminates devices', async () => {
+		const storage = memoryStorage();
+		const h = setup({ storage });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		expect(p.step()).toBe('2. Measure');
+		expect(p.$('.reterm-wizard-next')).toBeNull();
+
+		await measure(h, p, BEFORE);
+		expect(h.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({ download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload', streams: 4 });
+		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
+		expect(p.$('.reterm-wizard-result svg')).not.toBeNull();
+		expect(JSON.parse(storage.data['reterm-wizard']).before.id).toBe('b1');
+
+		await p.$('.reterm-wizard-next').click();
+		expect(p.step()).toBe('3. Propose');
+		expect([p.$('#reterm-wizard-down').value, p.$('#reterm-wizard-up').value, p.$('#reterm-wizard-rtt').value, p.$('#reterm-wizard-overhead').value])
+			.toEqual(['18', '0.9', 'internet', 'ethernet']);
+		expect(p.text('.reterm-wizard-preview')).toMatch(/tc qdisc add dev eth1 root cake bandwidth 900kbit/);
+		expect(p.text()).toMatch(/98 % of the 2 round-trip times .* at most 21 ms/);
+
+		p.$('#reterm-wizard-down').value = '17';
+		p.$('#reterm-wizard-down').dispatchEvent({ type: 'input' });
+		expect(p.text('.reterm-wizard-preview')).toMatch(/ifb4eth1 root cake bandwidth 17000kbit/);
+		expect(h.uci.stagedChanges()).toEqual({});
+
+		await p.$('.reterm-wizard-accept').click();
+		expect(p.step()).toBe('4. Apply & verify');
+		expect(p.text()).toMatch(/Shaping eth1 at 17 Mbit\/s download/);
+		expect(h.ui.applied).toEqual([]);
+
+		await p.$('.reterm-wizard-apply').click();
+		expect(h.ui.applied).toEqual([{ checked: true }]);
+		const [q] = Object.values(h.uci.dump('sqm'));
+		expect(q).toMatchObject({ '.type': 'queue', enabled: '1', interface: 'eth1', download: '17000', upload: '900',
+			iqdisc_opts: 'internet dual-dsthost nat ethernet ingress', eqdisc_opts: 'internet dual-srchost nat ethernet' });
+		expect(JSON.parse(storage.data['reterm-wizard']).applied.shaping).toBe(true);
+
+		await measure(h, p, AFTER);
+		const cmp = p.text('.reterm-wizard-compare');
+		expect(cmp).toMatch(/GradeDA/);
+		expect(cmp).toMatch(/Added latency, download250 ms8 ms/);
+		expect(cmp).toMatch(/15 % less/);
+		expect(cmp).toMatch(/12 % less/);
+
+		await p.$('.reterm-wizard-next').click();
+		expect(p.step()).toBe('5. Devices');
+		const offers = p.root.querySelectorAll('.reterm-wizard-offers li').map(li => h.text(li));
+		expect(offers).toHaveLength(2);
+		expect(offers[0]).toMatch(/3ds.*3DS/);
+		expect(offers[1]).toMatch(/tv.*no scaling.*Re-termination helps/);
+
+		p.root.querySelectorAll('input.reterm-wizard-offer')[1].checked = false;
+		await p.$('.reterm-wizard-apply-devices').click();
+		expect(h.ui.applied).toHaveLength(2);
+		const r = h.uci.dump('reterm');
+		expect(r.main.enabled).toBe('1');
+		expect(Object.values(r).filter(s => s['.type'] === 'device')).toEqual([
+			expect.objectContaining({ name: '3ds', mac: '02:00:00:00:3d:51', enabled: '1', ports: 'all' })]);
+		expect(p.text()).toMatch(/Done\. The chosen devices are re-terminated/);
+		expect(storage.data['reterm-wizard']).toBeUndefined();
+	});
+
+	it('refuses an invalid edit and stays on the proposal', async () => {
+		const h = setup();
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await measure(h, p, BEFORE);
+		await p.$('.reterm-wizard-next').click();
+		p.$('#reterm-wizard-down').value = 'fast';
+		await p.$('.reterm-wizard-accept').click();
+		expect(p.step()).toBe('3. Propose');
+		expect(p.text('.reterm-wizard-error')).toMatch(/Enter a rate/);
+		p.$('#reterm-wizard-down').value = '0';
+		p.$('#reterm-wizard-up').value = '0';
+		await p.$('.reterm-wizard-accept').click();
+		expect(p.text('.reterm-wizard-error')).toMatch(/nothing would be shaped/);
+	});
+
+	it('resumes a stored state and rebuilds a PPPoE proposal', async () => {
+		const w = await createHarness().require('reterm.wizard');
+		let s = w.create({ sqm: null, retermEnabled: '0' });
+		s = w.go(w.record(w.go(s, 'measure'), { type: 'measured', result: BEFORE }), 'propose');
+		const h = setup({ proto: 'pppoe', storage: memoryStorage({ 'reterm-wizard': JSON.stringify(s) }) });
+		const p = await open(h);
+		expect(p.step()).toBe('3. Propose');
+		expect(p.text()).toMatch(/Resumed where you left/);
+		expect(p.$('#reterm-wizard-overhead').value).toBe('pppoe-ptm');
+		expect(p.text('.reterm-wizard-preview')).toMatch(/dev pppoe-wan root cake/);
+	});
+});
+
+describe('failures', () => {
+	it('retermd not running: says so, retry works once it runs', async () => {
+		const h = setup({ monitorDown: true });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		expect(p.text()).toMatch(/latency monitor \(retermd\) is not running/);
+		expect(p.$('.reterm-wizard-shaping').getAttribute('href')).toMatch(/reterm\/shaping$/);
+		h.rpc.handle('reterm', 'monitor_status', { state: 'awake' });
+		await p.$('.reterm-wizard-retry').click();
+		expect(p.$('.reterm-wizard-start')).not.toBeNull();
+	});
+
+	it('no reflector answers: clear message, skip leads to the devices', async () => {
+		const h = setup();
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await measure(h, p, { v: 1, id: 'x', error: 'no_idle_rtt', message: 'no probe was answered', phases: [], samples: [] });
+		expect(p.text()).toMatch(/No reflector answered/);
+		await p.$('.reterm-wizard-skip').click();
+		expect(p.step()).toBe('5. Devices');
+		expect(h.uci.stagedChanges()).toEqual({});
+	});
+
+	it('test URL unreachable: names the load errors', async () => {
+		const h = setup();
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await measure(h, p, Object.assign({}, BEFORE, { download: { grade: 'A', added_ms: 0, throughput_bps: null },
+			upload: { grade: 'A', added_ms: 0, throughput_bps: null }, errors: ['download: connection refused'] }));
+		expect(p.text()).toMatch(/test URL could not be reached.*connection refused/);
+		expect(p.$('.reterm-wizard-retry')).not.toBeNull();
+	});
+
+	it('a test already running: says so', async () => {
+		const h = setup({ start: { error: 'busy', message: 'a test is already running' } });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await p.$('.reterm-wizard-start').click();
+		expect(p.text()).toMatch(/A test is already running/);
+		expect(h.poll.queue).toHaveLength(0);
+	});
+
+	it('shaping already on: says so and measures as is', async () => {
+		const h = setup({ sqm: { q: { '.type': 'queue', enabled: '1', interface: 'eth1', download: '5000', upload: '500' } } });
+		const p = await open(h);
+		expect(p.text('.reterm-wizard-facts')).toMatch(/on: 5 Mbit\/s down/);
+		await p.$('.reterm-wizard-next').click();
+		expect(p.text()).toMatch(/Shaping is on/);
+		await measure(h, p, BEFORE);
+		await p.$('.reterm-wizard-next').click();
+		expect(p.text()).toMatch(/Measured with shaping on/);
+	});
+});
+
+describe('cancel', () => {
+	it('before applying leaves UCI untouched', async () => {
+		const storage = memoryStorage();
+		const h = setup({ storage, sqm: { q: { '.type': 'queue', enabled: '0', interface: 'eth1' } } });
+		const before = JSON.stringify(h.uci.dump('sqm'));
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await measure(h, p, BEFORE);
+		await p.$('.reterm-wizard-next').click();
+		await p.$('.reterm-wizard-accept').click();
+		expect(p.step()).toBe('4. Apply & verify');
+		await p.$('.reterm-wizard-cancel').click();
+		expect(p.step()).toBe('1. Look');
+		expect(h.uci.stagedChanges()).toEqual({});
+		expect(h.uci.pendingChanges()).toEqual({});
+		expect(h.uci.commits).toEqual([]);
+		expect(h.ui.applied).toEqual([]);
+		expect(JSON.stringify(h.uci.dump('sqm'))).toBe(before);
+		expect(storage.data['reterm-wizard']).toBeUndefined();
+		expect(h.ui.notifications.map(n => n.text).join()).toMatch(/nothing was changed/);
+	});
+
+	it('after applying puts the previous queue back', async () => {
+		const h = setup({ sqm: { q: { '.type': 'queue', enabled: '0', interface: 'eth1', download: '5000' } } });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await measure(h, p, BEFORE);
+		await p.$('.reterm-wizard-next').click();
+		await p.$('.reterm-wizard-accept').click();
+		await p.$('.reterm-wizard-apply').click();
+		expect(h.uci.dump('sqm').q).toMatchObject({ enabled: '1', download: '18000' });
+		await p.$('.reterm-wizard-cancel').click();
+		expect(h.ui.applied).toEqual([{ checked: true }, { checked: true }]);
+		const q = h.uci.dump('sqm').q;
+		expect(q).toEqual({ '.name': 'q', '.type': 'queue', '.anonymous': false, '.index': 0, enabled: '0', interface: 'eth1', download: '5000' });
+		expect(h.ui.notifications.map(n => n.text).join()).toMatch(/previous settings are back/);
+	});
+
+	it('after applying to a new queue removes it again', async () => {
+		const h = setup();
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await measure(h, p, BEFORE);
+		await p.$('.reterm-wizard-next').click();
+		await p.$('.reterm-wizard-accept').click();
+		await p.$('.reterm-wizard-apply').click();
+		expect(Object.keys(h.uci.dump('sqm'))).toHaveLength(1);
+		await p.$('.reterm-wizard-cancel').click();
+		expect(h.uci.dump('sqm')).toEqual({});
+	});
+});
