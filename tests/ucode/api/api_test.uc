@@ -104,7 +104,7 @@ function golden(what, name, got) {
 // ---- the methods table ------------------------------------------------
 
 check('plugin publishes object reterm with the documented methods',
-	sort(keys(M)), sort([ 'status', 'hosts', 'device_add', 'device_set', 'device_remove',
+	sort(keys(M)), sort([ 'status', 'hosts', 'device_stats', 'device_add', 'device_set', 'device_remove',
 		'apply', 'audit_start', 'audit_result', 'samples', 'test_start', 'test_status',
 		'test_stop', 'results', 'monitor_status' ]));
 
@@ -117,6 +117,7 @@ check('typed args: strings, booleans and integers',
 		[ 'device_add', [ 'enabled:bool', 'mac:string', 'name:string', 'ports:string' ] ],
 		[ 'device_remove', [ 'mac:string' ] ],
 		[ 'device_set', [ 'enabled:bool', 'mac:string', 'name:string', 'ports:string' ] ],
+		[ 'device_stats', [] ],
 		[ 'hosts', [] ],
 		[ 'monitor_status', [] ],
 		[ 'results', [ 'id:string' ] ],
@@ -126,6 +127,26 @@ check('typed args: strings, booleans and integers',
 		[ 'test_status', [] ],
 		[ 'test_stop', [] ]
 	]);
+
+// ---- device_stats -----------------------------------------------------
+
+setup('home');
+let ds = call('device_stats');
+let ah = {};
+for (let x in call('hosts').hosts) ah[x.mac] = x;
+check('device_stats: only re-terminated devices with open connections, rwnd share as in hosts',
+	map(ds.devices, d => [ d.mac, ah[d.mac].reterm, ah[d.mac].enabled, d.sessions > 0,
+		d.rwnd_limited_pct == ah[d.mac].audit.rwnd_limited_pct ]),
+	map(ds.devices, d => [ d.mac, true, true, true, true ]));
+check('device_stats: at least one device, byte counters are numbers',
+	[ length(ds.devices) > 0, length(filter(ds.devices, d => type(d.bytes_to) == 'int' && type(d.bytes_from) == 'int')) == length(ds.devices) ],
+	[ true, true ]);
+setup('home');
+call('device_stats');
+check('device_stats runs ss and the neighbour table only, writes nothing',
+	[ sort(fs.mock_log().popen), writes(), sys_calls ], [ sort([ SS_CMD, NEIGH6_CMD ]), [], [] ]);
+setup('disabled');
+check('device_stats with nothing re-terminated', call('device_stats'), { devices: [] });
 
 // ---- live latency: forwarded to reterm.monitor ------------------------
 

@@ -206,7 +206,7 @@ check('parse_ss: both rows, IPv4 and IPv6, without State column', map(est, r => 
 check('parse_ss: tcp_info fields', est[0], {
 	local: { addr: '192.0.2.1', port: 8080 }, peer: { addr: '192.0.2.51', port: 38268 },
 	wscale: null, rtt_ms: 6.667, snd_wnd: 1448, busy_ms: 1916, rwnd_limited_ms: 1620, rwnd_limited_pct: 84.6,
-	bytes_acked: 1338012
+	bytes_acked: 1338012, bytes_received: 412
 });
 check('parse_ss: with State column', map(all, r => [ r.peer.addr, r.busy_ms, r.rwnd_limited_ms ]),
 	[ [ '192.0.2.51', 1920, 1624 ], [ '2001:db8::51', 1916, 1616 ] ]);
@@ -222,14 +222,16 @@ let odd = A.parse_ss(
 
 check('parse_ss: scope ids, mapped IPv4, wscale, no confusion with mrtt/rcv_rtt', odd, [
 	{ local: { addr: 'fe80::1', port: 22 }, peer: { addr: 'fe80::2', port: 50000 }, wscale: [ 7, 6 ], rtt_ms: 0.05,
-	  snd_wnd: 65280, busy_ms: null, rwnd_limited_ms: null, rwnd_limited_pct: null, bytes_acked: null },
+	  snd_wnd: 65280, busy_ms: null, rwnd_limited_ms: null, rwnd_limited_pct: null, bytes_acked: null, bytes_received: null },
 	{ local: { addr: '192.0.2.1', port: 443 }, peer: { addr: '192.0.2.51', port: 40000 }, wscale: null, rtt_ms: 1.5,
-	  snd_wnd: null, busy_ms: 10, rwnd_limited_ms: null, rwnd_limited_pct: null, bytes_acked: null }
+	  snd_wnd: null, busy_ms: 10, rwnd_limited_ms: null, rwnd_limited_pct: null, bytes_acked: null,
+	  bytes_received: null }
 ]);
 check('parse_ss: empty', [ A.parse_ss(''), A.parse_ss(null) ], [ [], [] ]);
 
 check('active: busy-weighted over both connections of the device', A.active(est, [ '192.0.2.51', '2001:db8::51' ]), {
-	connections: 2, busy_ms: 3828, rwnd_limited_ms: 3232, pct: 84.4, scaling: false, window: 1448, rtt_ms: 6.667
+	connections: 2, busy_ms: 3828, rwnd_limited_ms: 3232, pct: 84.4, scaling: false, window: 1448, rtt_ms: 6.667,
+	bytes_to: 2657544, bytes_from: 810
 });
 check('active: other devices and bypassed (private) local addresses do not count', [
 	A.active(est, [ '192.0.2.77' ]),

@@ -172,14 +172,12 @@ function dhcp_sources(c) {
 }
 
 // The merged host list with vendor, class and audit.
-function host_list(c, conf, rtt_ms) {
+// LAN hosts from every source, keyed by MAC (macs: extra MACs to list)
+function merged_hosts(c, conf, devs, macs) {
 	let dhcp = dhcp_sources(c);
-	let devs = D.list(c);
-	let sets = A.parse_sets(command_output(A.LIST_CMD));
-	let passive = A.passive(sets);
 	let neigh6 = H.parse_neigh6(command_output(NEIGH6_CMD), conf.lan_device);
 
-	let merged = H.merge({
+	return H.merge({
 		devices: devs,
 		statics: H.parse_statics(dhcp.statics),
 		leases4: H.parse_leases4(readfile(dhcp.leasefile)),
@@ -187,8 +185,15 @@ function host_list(c, conf, rtt_ms) {
 		ethers: H.parse_ethers(readfile(ETHERS_FILE)),
 		arp: H.parse_arp(readfile(ARP_FILE), conf.lan_device),
 		neigh6,
-		macs: keys(passive)
+		macs
 	});
+}
+
+function host_list(c, conf, rtt_ms) {
+	let devs = D.list(c);
+	let sets = A.parse_sets(command_output(A.LIST_CMD));
+	let passive = A.passive(sets);
+	let merged = merged_hosts(c, conf, devs, keys(passive));
 
 	// ss only matters for devices that are re-terminated right now
 	let rows = null;
@@ -242,6 +247,33 @@ export function hosts() {
 	let c = uci_cursor();
 
 	return { hosts: host_list(c, config(c), A.DEFAULT_RTT_MS).hosts };
+}
+
+// Live numbers of the re-terminated devices for the Devices page: one ss
+// run, no nft reads.  { devices: [ { mac, sessions, bytes_to, bytes_from,
+// rwnd_limited_pct } ] }, only devices with open proxied connections.
+export function device_stats() {
+	let c = uci_cursor(), conf = config(c);
+	let devs = filter(D.list(c), d => d.enabled);
+
+	if (!length(devs))
+		return { devices: [] };
+
+	let rows = A.parse_ss(command_output(A.SS_CMD));
+	let out = [];
+
+	for (let mac, h in merged_hosts(c, conf, devs, [])) {
+		if (!h.reterm || !h.enabled)
+			continue;
+
+		let act = A.active(rows, [ ...h.ipv4, ...h.ipv6 ]);
+
+		if (act)
+			push(out, { mac, sessions: act.connections, bytes_to: act.bytes_to,
+				bytes_from: act.bytes_from, rwnd_limited_pct: act.pct });
+	}
+
+	return { devices: sort(out, (a, b) => (a.mac < b.mac) ? -1 : (a.mac > b.mac)) };
 }
 
 // Commit and reload after a successful change; the reply tells whether

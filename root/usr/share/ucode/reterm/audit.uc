@@ -203,7 +203,8 @@ function info_fields(info) {
 		busy_ms: num(info, 'busy', 'ms'),
 		rwnd_limited_ms: rw ? +rw[2] : null,
 		rwnd_limited_pct: rw ? +rw[3] : null,
-		bytes_acked: num(info, 'bytes_acked')
+		bytes_acked: num(info, 'bytes_acked'),
+		bytes_received: num(info, 'bytes_received')
 	};
 }
 
@@ -282,7 +283,8 @@ export function bypassed(ip) {
 // The proxy sockets of one device: rows whose peer is one of its
 // addresses.  -> { connections, busy_ms, rwnd_limited_ms, pct, scaling,
 // window, rtt_ms } or null without any.  pct is busy-time weighted over
-// all connections (null when none was busy); scaling, window (snd_wnd:
+// all connections (null when none was busy); bytes_to / bytes_from: sums
+// of bytes_acked (router -> device) and bytes_received; scaling, window (snd_wnd:
 // the window the device advertised last) and rtt come from the busiest
 // connection, the one a download runs on (a PS4 clamps the window of
 // its downloads while idle connections keep a big one).
@@ -292,11 +294,13 @@ export function active(rows, ips) {
 	if (!length(mine))
 		return null;
 
-	let busy = 0, rwnd = 0, top = mine[0];
+	let busy = 0, rwnd = 0, to = 0, from = 0, top = mine[0];
 
 	for (let r in mine) {
 		busy += r.busy_ms ?? 0;
 		rwnd += r.rwnd_limited_ms ?? 0;
+		to += r.bytes_acked ?? 0;
+		from += r.bytes_received ?? 0;
 
 		if ((r.busy_ms ?? 0) > (top.busy_ms ?? 0))
 			top = r;
@@ -309,7 +313,9 @@ export function active(rows, ips) {
 		pct: (busy > 0) ? int(rwnd * 1000.0 / busy + 0.5) / 10.0 : null,
 		scaling: top.wscale != null,
 		window: top.snd_wnd,
-		rtt_ms: top.rtt_ms
+		rtt_ms: top.rtt_ms,
+		bytes_to: to,
+		bytes_from: from
 	};
 }
 
