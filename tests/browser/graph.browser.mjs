@@ -24,49 +24,14 @@
  * and playwright-core; CHROMIUM=/path overrides the browser.
  */
 
-import { chromium } from 'playwright-core';
-import { readFileSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
-import { join, extname } from 'node:path';
-import { parseDirectives, moduleFile, REPO_ROOT } from '../js/harness/loader.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { reporter, moduleList, runPage, LOADER, OUT, REPO_ROOT } from './lib.mjs';
 
-const ORIGIN = 'http://reterm.test';
-const OUT = join(REPO_ROOT, 'tests/browser/out');
 const FIXTURE = join(REPO_ROOT, 'tests/browser/fixtures/samples-600.json');
-const EXECUTABLE = process.env.CHROMIUM || '/usr/bin/chromium';
 const TARGET_MS = 10;
 
-let passed = 0, failed = 0;
-
-function check(name, cond, detail) {
-	if (cond) {
-		passed++;
-		console.log(`ok - ${name}`);
-	}
-	else {
-		failed++;
-		console.log(`not ok - ${name}${detail !== undefined ? ` (${typeof detail === 'string' ? detail : JSON.stringify(detail)})` : ''}`);
-	}
-}
-
-function finish(code) {
-	console.log(`browser: ${passed} passed, ${failed} failed`);
-	process.exit(code !== undefined ? code : (failed ? 1 : 0));
-}
-
-/* the modules to load, dependencies first, with their directives */
-function moduleList(names) {
-	const out = [], seen = new Set();
-	const visit = name => {
-		if (name === 'baseclass' || seen.has(name))
-			return;
-		seen.add(name);
-		const { requires } = parseDirectives(readFileSync(moduleFile(name), 'utf8'));
-		requires.forEach(r => visit(r.name));
-		out.push({ name, requires, url: '/luci-static/resources/' + name.split('.').join('/') + '.js' });
-	};
-	names.forEach(visit);
-	return out;
-}
+const { check, finish } = reporter('browser');
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>reterm graphs</title>
@@ -102,48 +67,9 @@ const PAGE = `<!doctype html>
     return el;
   };
   const cache = { baseclass: Class };
-
-  /* luci.js style: wrap the class file, hand it its requires, instantiate once */
-  window.__load = async (mods) => {
-    for (const m of mods) {
-      const source = await (await fetch(m.url)).text();
-      const outer = new Function('E', '_', 'N_',
-        'return function(window, document, L' + m.requires.map(r => ', ' + r.alias).join('') + ') {\\n' +
-        source + '\\n};\\n//# sourceURL=' + location.origin + m.url);
-      const factory = outer(E, _, N_);
-      const cls = factory.apply(factory, [window, document, L, ...m.requires.map(r => cache[r.name])]);
-      cache[m.name] = new cls();
-    }
-    return Object.keys(cache);
-  };
-  window.__mod = name => cache[name];
+${LOADER}
   window.__ready = true;
 </script></body></html>`;
-
-const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
-
-async function route(r) {
-	const url = new URL(r.request().url());
-	let file = null;
-
-	if (url.origin !== ORIGIN)
-		return r.abort();
-
-	if (url.pathname === '/')
-		return r.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: PAGE });
-
-	if (url.pathname.startsWith('/luci-static/resources/'))
-		file = join(REPO_ROOT, 'htdocs', url.pathname);
-	else if (url.pathname.startsWith('/harness/fakes/'))
-		file = join(REPO_ROOT, 'tests/js', url.pathname);
-	else if (url.pathname === '/fixtures/samples-600.json')
-		file = FIXTURE;
-
-	if (!file || file.includes('..') || !existsSync(file))
-		return r.fulfill({ status: 404, body: 'not found' });
-
-	return r.fulfill({ status: 200, contentType: TYPES[extname(file)] || 'application/octet-stream', body: readFileSync(file) });
-}
 
 /* in the page: build the dashboard from the fixture */
 async function render(page) {
@@ -297,28 +223,7 @@ async function bench(page) {
 }
 
 async function main() {
-	if (!existsSync(EXECUTABLE)) {
-		check(`chromium at ${EXECUTABLE}`, false, 'install the Debian package: apt-get install -y chromium');
-		finish(1);
-	}
-
-	mkdirSync(OUT, { recursive: true });
-
-	const browser = await chromium.launch({
-		executablePath: EXECUTABLE, headless: true,
-		args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-component-update',
-		       '--no-first-run', '--disable-sync']
-	});
-
-	try {
-		const page = await browser.newPage({ viewport: { width: 900, height: 800 }, deviceScaleFactor: 1 });
-		const errors = [];
-
-		page.on('pageerror', e => errors.push(String(e)));
-		page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
-		await page.route(`${ORIGIN}/**`, route);
-		await page.goto(`${ORIGIN}/`);
-		await page.waitForFunction(() => window.__ready === true);
+	await runPage({ check, finish, html: PAGE, files: { '/fixtures/samples-600.json': FIXTURE }, viewport: { width: 900, height: 800 } }, async (page, errors) => {
 
 		const mods = moduleList(['reterm.grade', 'reterm.ring', 'reterm.graph']);
 		const loaded = await page.evaluate(m => window.__load(m), mods);
@@ -387,15 +292,7 @@ async function main() {
 		check(`redraw of 600 points <= ${TARGET_MS} ms (${redraw} ms)`, redraw <= TARGET_MS, redraw);
 
 		check('no page errors', errors.length === 0, errors);
-	}
-	catch (e) {
-		check('browser run', false, e && e.stack || String(e));
-	}
-	finally {
-		await browser.close();
-	}
-
-	finish();
+	});
 }
 
 main();
