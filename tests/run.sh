@@ -44,7 +44,8 @@ for tier in $TIERS; do
 			2>&1 | tee -a "$log" ;;
 	browser)
 		node tests/browser/graph.browser.mjs 2>&1 | tee "$log"
-		node tests/browser/overview.browser.mjs 2>&1 | tee -a "$log" ;;
+		node tests/browser/overview.browser.mjs 2>&1 | tee -a "$log"
+		node tests/browser/wizard.browser.mjs 2>&1 | tee -a "$log" ;;
 	ucode) tests/ucode/run.sh 2>&1 | tee "$log" ;;
 	sh) tests/sh/apply_test.sh 2>&1 | tee "$log" ;;
 	pkg) tests/pkg/ipk_test.sh 2>&1 | tee "$log" ;;
@@ -56,7 +57,7 @@ for tier in $TIERS; do
 	*) echo "unknown tier $tier" > "$log" ;;
 	esac
 	tally "$tier" "$log"
-	[ "$tier" = browser ] && tally overview "$log"
+	if [ "$tier" = browser ]; then tally overview "$log"; tally wizard "$log"; fi
 done
 
 echo "total: $passed passed, $failed failed, $skipped skipped"

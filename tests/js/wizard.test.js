@@ -74,6 +74,11 @@ describe('propose', () => {
 	it('uses the server RTTs too', () => {
 		expect(w.propose({ result: RESULT(), device: 'eth1', proto: 'dhcp', servers: [160, 40] }).rtt).toBe('oceanic');
 	});
+	it('reads the server_rtts reply', () => {
+		expect(w.serverRtts({ rtts: [131.5, 0, -1, 'x', null, 162.25], source: 'ss' })).toEqual([131.5, 162.25]);
+		expect(w.serverRtts({ error: 'rpc' })).toEqual([]);
+		expect(w.serverRtts(null)).toEqual([]);
+	});
 	it('falls back to idle_rtt without per-reflector medians', () => {
 		expect(w.reflectorRtts(RESULT({ reflector_idle: undefined, idle_rtt: 140 }))).toEqual([140]);
 		expect(w.reflectorRtts(null)).toEqual([]);
@@ -204,14 +209,15 @@ describe('state machine', () => {
 	it('cancel before applying has nothing to restore', () => {
 		let s = w.record(w.create(SNAP), { type: 'measured', result: RESULT() });
 		s = w.record(s, { type: 'proposed', proposal: {} });
-		expect(w.cancel(s)).toEqual({ restore: false, sqm: null, retermEnabled: null });
+		expect(w.cancel(s)).toEqual({ restore: false, sqm: null, retermEnabled: null, resume: [], devices: null });
 	});
 
 	it('cancel after applying gives back the snapshot', () => {
 		let s = w.record(w.create(SNAP), { type: 'applied' });
-		expect(w.cancel(s)).toEqual({ restore: true, sqm: SNAP.sqm, retermEnabled: null });
+		expect(w.cancel(s)).toEqual({ restore: true, sqm: SNAP.sqm, retermEnabled: null, resume: [], devices: null });
 		s = w.record(s, { type: 'devicesApplied' });
 		expect(w.cancel(s).retermEnabled).toBe('0');
+		expect(w.cancel(s).devices).toEqual({ remove: [], disable: [] });
 		const fresh = w.record(w.create({ sqm: null, retermEnabled: '1' }), { type: 'applied' });
 		expect(w.cancel(fresh).sqm).toEqual({ sid: null, values: null });
 	});
@@ -255,5 +261,72 @@ describe('device offers', () => {
 			{ op: 'set', section: 'main', values: { enabled: '1' } }
 		]);
 		expect(w.devicePlan(o, [], secs)).toEqual([]);
+	});
+});
+
+describe('measuring with shaping off', () => {
+	const SNAP = { sqm: { sid: 'q', values: { '.type': 'queue', enabled: '1', interface: 'eth1' } }, retermEnabled: '0' };
+	const Q = (en, en2) => [{ '.name': 'q', enabled: en, interface: 'eth1' }].concat(en2 === undefined ? [] : [{ '.name': 'q2', enabled: en2, interface: 'lan' }]);
+
+	it('pauses the enabled queues only', () => {
+		expect(w.pausePlan(Q('1', '0'))).toEqual(['q']);
+		expect(w.pausePlan(Q('1', '1'))).toEqual(['q', 'q2']);
+		expect(w.pausePlan(Q('0'))).toEqual([]);
+		expect(w.pausePlan(null)).toEqual([]);
+	});
+
+	it('walks pausing → off → test → restoring → restored', () => {
+		let s = w.go(w.create(SNAP), 'measure');
+		expect(w.pauseStatus(s, Q('1'))).toBe('none');
+		s = w.record(s, { type: 'pausing', sids: ['q'] });
+		expect(s.paused).toEqual({ sids: ['q'], phase: 'pausing', testId: null });
+		expect(w.pauseStatus(s, Q('0'))).toBe('off');
+		s = w.record(w.record(s, { type: 'paused' }), { type: 'testStarted', id: 'b1' });
+		expect(s.paused).toEqual({ sids: ['q'], phase: 'off', testId: 'b1' });
+		s = w.record(s, { type: 'measured', result: RESULT(), asIs: true });
+		expect(s.measuredAsIs).toBe(false);               /* measured with shaping off */
+		expect(w.resumeChanges(s, Q('0'))).toEqual(['q']);
+		s = w.record(s, { type: 'restoring' });
+		expect(w.pauseStatus(s, Q('0'))).toBe('restoring');
+		expect(w.pauseStatus(s, Q('1'))).toBe('restored');
+		s = w.record(s, { type: 'restored' });
+		expect([s.paused, w.pauseStatus(s, Q('1'))]).toEqual([null, 'none']);
+	});
+
+	it('notices a rolled-back pause, ignores removed sections', () => {
+		const s = w.record(w.create(SNAP), { type: 'pausing', sids: ['q', 'gone'] });
+		expect(w.pauseStatus(s, Q('1'))).toBe('rolledBack');
+		expect(w.pauseStatus(s, [])).toBe('off');
+		const r = w.record(s, { type: 'restoring' });
+		expect(w.resumeChanges(r, Q('0'))).toEqual(['q']);
+		expect(w.pauseStatus(r, [])).toBe('restored');
+		expect(w.resumeChanges(w.create(SNAP), Q('0'))).toEqual([]);
+	});
+
+	it('no later step while shaping is off; resuming a stored pause stays on measure', () => {
+		let s = w.record(w.go(w.create(SNAP), 'measure'), { type: 'measured', result: RESULT() });
+		s = w.record(s, { type: 'pausing', sids: ['q'] });
+		expect(w.canEnter(s, 'propose')).toBe(false);
+		expect(w.next(s).step).toBe('measure');
+		expect(w.canEnter(s, 'look')).toBe(true);
+		const stored = Object.assign({}, s, { step: 'propose', reached: 2 });
+		expect(w.restore(JSON.stringify(stored)).step).toBe('measure');
+		expect(w.next(w.record(s, { type: 'restored' })).step).toBe('propose');
+	});
+
+	it('cancel while paused turns the queues back on', () => {
+		const s = w.record(w.record(w.create(SNAP), { type: 'pausing', sids: ['q'] }), { type: 'paused' });
+		expect(w.cancel(s)).toEqual({ restore: true, sqm: null, retermEnabled: null, resume: ['q'], devices: null });
+	});
+});
+
+describe('cancel after the devices step', () => {
+	it('lists the sections added and switched on', () => {
+		let s = w.record(w.create({ sqm: null, retermEnabled: '0' }), { type: 'skipApply' });
+		s = w.record(s, { type: 'devicesApplied', added: ['02:00:00:00:3D:51', 'bogus'], enabled: ['cfg01'] });
+		expect([s.devicesAdded, s.devicesEnabled, s.done]).toEqual([['02:00:00:00:3d:51'], ['cfg01'], true]);
+		expect(w.cancel(s)).toEqual({ restore: true, sqm: null, retermEnabled: '0', resume: [],
+			devices: { remove: ['02:00:00:00:3d:51'], disable: ['cfg01'] } });
+		expect(w.restore(JSON.stringify(s)).devicesAdded).toEqual(['02:00:00:00:3d:51']);
 	});
 });

@@ -42,6 +42,7 @@ function setup(opts = {}) {
 	h.rpc.handle('reterm', 'monitor_status', opts.monitorDown ? { error: 'not_running', message: 'the latency monitor (retermd) is not running' } : { state: 'awake' });
 	h.rpc.handle('reterm', 'test_start', opts.start || { started: true, id: 'b1', total: 44 });
 	h.rpc.handle('reterm', 'test_stop', { state: 'done' });
+	h.rpc.handle('reterm', 'server_rtts', opts.servers || { rtts: [], source: 'ss' });
 	h.replies = [];
 	h.rpc.handle('reterm', 'test_status', () => h.replies.length > 1 ? h.replies.shift() : h.replies[0]);
 	if (opts.storage)
@@ -150,7 +151,10 @@ describe('the whole flow', () => {
 		expect(Object.values(r).filter(s => s['.type'] === 'device')).toEqual([
 			expect.objectContaining({ name: '3ds', mac: '02:00:00:00:3d:51', enabled: '1', ports: 'all' })]);
 		expect(p.text()).toMatch(/Done\. The chosen devices are re-terminated/);
+		expect(JSON.parse(storage.data['reterm-wizard']).devicesAdded).toEqual(['02:00:00:00:3d:51']);
+		await p.$('.reterm-wizard-close').click();
 		expect(storage.data['reterm-wizard']).toBeUndefined();
+		expect(p.step()).toBe('1. Look');
 	});
 
 	it('refuses an invalid edit and stays on the proposal', async () => {
@@ -224,13 +228,16 @@ describe('failures', () => {
 		expect(h.poll.queue).toHaveLength(0);
 	});
 
-	it('shaping already on: says so and measures as is', async () => {
+	it('shaping on, measured as is on request: nothing applied', async () => {
 		const h = setup({ sqm: { q: { '.type': 'queue', enabled: '1', interface: 'eth1', download: '5000', upload: '500' } } });
 		const p = await open(h);
 		expect(p.text('.reterm-wizard-facts')).toMatch(/on: 5 Mbit\/s down/);
 		await p.$('.reterm-wizard-next').click();
 		expect(p.text()).toMatch(/Shaping is on/);
-		await measure(h, p, BEFORE);
+		h.replies.push({ state: 'done', result: BEFORE });
+		await p.$('.reterm-wizard-asis').click();
+		await h.poll.tick();
+		expect(h.ui.applied).toEqual([]);
 		await p.$('.reterm-wizard-next').click();
 		expect(p.text()).toMatch(/Measured with shaping on/);
 	});
@@ -285,5 +292,153 @@ describe('cancel', () => {
 		expect(Object.keys(h.uci.dump('sqm'))).toHaveLength(1);
 		await p.$('.reterm-wizard-cancel').click();
 		expect(h.uci.dump('sqm')).toEqual({});
+	});
+});
+
+const SHAPED = { q: { '.type': 'queue', enabled: '1', interface: 'eth1', download: '5000', upload: '500' } };
+
+describe('measuring with shaping off', () => {
+	it('turns the queue off with rollback, measures, turns it back on', async () => {
+		const storage = memoryStorage();
+		const h = setup({ sqm: SHAPED, storage });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		expect(p.text()).toMatch(/the wizard turns the queue off for the test and back on/);
+		h.replies.push({ state: 'running', phase: 'download', progress: 0.25, rtt: 260 }, { state: 'done', result: BEFORE });
+		await p.$('.reterm-wizard-start').click();
+		expect(h.ui.applied).toEqual([{ checked: true }]);
+		expect(h.uci.dump('sqm').q.enabled).toBe('0');
+		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(1);
+		expect(JSON.parse(storage.data['reterm-wizard']).paused).toEqual({ sids: ['q'], phase: 'off', testId: 'b1' });
+		expect(p.$('.reterm-wizard-next')).toBeNull();
+		await h.poll.tick();
+		expect(p.text('.reterm-wizard-test')).toMatch(/Shaping is off for this measurement.*Measuring: download – 25 %/);
+		await h.poll.tick();
+		expect(h.ui.applied).toHaveLength(2);
+		expect(h.uci.dump('sqm').q).toMatchObject({ enabled: '1', download: '5000' });
+		expect(JSON.parse(storage.data['reterm-wizard']).paused).toBeNull();
+		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
+		await p.$('.reterm-wizard-next').click();
+		expect(p.step()).toBe('3. Propose');
+		expect(p.text()).not.toMatch(/Measured with shaping on/);
+		expect(p.$('#reterm-wizard-down').value).toBe('18');
+	});
+
+	it('a failed test still turns shaping back on', async () => {
+		const h = setup({ sqm: SHAPED });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		h.replies.push({ state: 'done', result: { v: 1, id: 'b1', error: 'no_idle_rtt', phases: [], samples: [] } });
+		await p.$('.reterm-wizard-start').click();
+		await h.poll.tick();
+		expect(p.text()).toMatch(/No reflector answered/);
+		expect(h.uci.dump('sqm').q.enabled).toBe('1');
+		expect(h.ui.applied).toHaveLength(2);
+	});
+
+	it('a test that does not start, or is stopped, turns shaping back on', async () => {
+		const h = setup({ sqm: SHAPED, start: { error: 'busy', message: 'a test is already running' } });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await p.$('.reterm-wizard-start').click();
+		expect(p.text()).toMatch(/A test is already running/);
+		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length]).toEqual(['1', 2]);
+
+		h.rpc.handle('reterm', 'test_start', { started: true, id: 'b2', total: 44 });
+		h.replies.push({ state: 'running', phase: 'idle', progress: 0.05 });
+		await p.$('.reterm-wizard-retry').click();
+		await p.$('.reterm-wizard-start').click();
+		expect(h.uci.dump('sqm').q.enabled).toBe('0');
+		await h.poll.tick();
+		await p.$('.reterm-wizard-stop').click();
+		expect(h.rpc.callsTo('reterm', 'test_stop')).toHaveLength(1);
+		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length, h.poll.queue.length]).toEqual(['1', 4, 0]);
+	});
+
+	it('cancel during the test stops it and turns shaping back on', async () => {
+		const h = setup({ sqm: SHAPED });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		h.replies.push({ state: 'running', phase: 'download', progress: 0.3 });
+		await p.$('.reterm-wizard-start').click();
+		await h.poll.tick();
+		await p.$('.reterm-wizard-cancel').click();
+		expect(h.rpc.callsTo('reterm', 'test_stop')).toHaveLength(1);
+		expect(h.uci.dump('sqm').q).toEqual({ '.name': 'q', '.type': 'queue', '.anonymous': false, '.index': 0, enabled: '1', interface: 'eth1', download: '5000', upload: '500' });
+		expect(h.poll.queue).toHaveLength(0);
+		expect(h.ui.notifications.map(n => n.text).join()).toMatch(/previous settings are back/);
+	});
+
+	it('after a page reload mid-test: picks the test up, then turns shaping back on', async () => {
+		const w = await createHarness().require('reterm.wizard');
+		let s = w.go(w.create({ sqm: { sid: 'q', values: SHAPED.q }, retermEnabled: '0' }), 'measure');
+		s = w.record(w.record(w.record(s, { type: 'pausing', sids: ['q'] }), { type: 'paused' }), { type: 'testStarted', id: 'b1' });
+		const h = setup({ sqm: { q: Object.assign({}, SHAPED.q, { enabled: '0' }) }, storage: memoryStorage({ 'reterm-wizard': JSON.stringify(s) }) });
+		h.replies.push({ state: 'running', phase: 'upload', progress: 0.6 }, { state: 'done', result: BEFORE });
+		const p = await open(h);
+		await Promise.resolve(); await Promise.resolve();
+		expect(p.step()).toBe('2. Measure');
+		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
+		expect(h.poll.queue).toHaveLength(1);
+		await h.poll.tick();
+		expect(p.text()).toMatch(/Measuring: upload – 60 %/);
+		await h.poll.tick();
+		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length]).toEqual(['1', 1]);
+		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
+	});
+
+	it('after a page reload while turning shaping back on: finishes the restore', async () => {
+		const w = await createHarness().require('reterm.wizard');
+		let s = w.record(w.go(w.create({ sqm: null, retermEnabled: '0' }), 'measure'), { type: 'pausing', sids: ['q'] });
+		s = w.record(w.record(s, { type: 'measured', result: BEFORE }), { type: 'restoring' });
+		const storage = memoryStorage({ 'reterm-wizard': JSON.stringify(s) });
+		const h = setup({ sqm: { q: Object.assign({}, SHAPED.q, { enabled: '0' }) }, storage });
+		const p = await open(h);
+		await Promise.resolve(); await Promise.resolve(); await Promise.resolve();
+		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length]).toEqual(['1', 1]);
+		expect(JSON.parse(storage.data['reterm-wizard']).paused).toBeNull();
+		expect(p.$('.reterm-wizard-next')).not.toBeNull();
+	});
+});
+
+describe('server RTTs', () => {
+	it('feed the rtt rule: long paths to servers → oceanic', async () => {
+		const h = setup({ servers: { rtts: [131.5, 162.25, 145], source: 'ss' } });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await measure(h, p, BEFORE);
+		await p.$('.reterm-wizard-next').click();
+		expect(p.$('#reterm-wizard-rtt').value).toBe('oceanic');
+		expect(p.text()).toMatch(/98 % of the 5 round-trip times .*to 3 servers.* at most 162\.3 ms/);
+		expect(p.text('.reterm-wizard-preview')).toMatch(/oceanic/);
+	});
+
+	it('an older rpcd without server_rtts: reflectors only', async () => {
+		const h = setup({ servers: { error: 'rpc' } });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await measure(h, p, BEFORE);
+		await p.$('.reterm-wizard-next').click();
+		expect(p.$('#reterm-wizard-rtt').value).toBe('internet');
+	});
+});
+
+describe('cancel after the devices step', () => {
+	it('removes the sections the wizard added and restores the ones it switched on', async () => {
+		const w = await createHarness().require('reterm.wizard');
+		const s = w.go(w.record(w.go(w.create({ sqm: null, retermEnabled: '0' }), 'measure'), { type: 'skipApply' }), 'devices');
+		const h = setup({ storage: memoryStorage({ 'reterm-wizard': JSON.stringify(s) }),
+			reterm: { keep: { '.type': 'device', name: 'pc', mac: '02:00:00:00:00:0c', enabled: '1' },
+				tvsec: { '.type': 'device', name: 'tv', mac: '02:00:00:00:00:0B', enabled: '0' } } });
+		const before = JSON.stringify(h.uci.dump('reterm'));
+		const p = await open(h);
+		expect(p.step()).toBe('5. Devices');
+		await p.$('.reterm-wizard-apply-devices').click();
+		let r = h.uci.dump('reterm');
+		expect([r.main.enabled, r.tvsec.enabled, Object.values(r).filter(x => x.mac === '02:00:00:00:3d:51').length]).toEqual(['1', '1', 1]);
+		await p.$('.reterm-wizard-cancel').click();
+		expect(h.ui.applied).toHaveLength(2);
+		expect(JSON.stringify(h.uci.dump('reterm'))).toBe(before);
+		expect(h.ui.notifications.map(n => n.text).join()).toMatch(/previous settings are back/);
 	});
 });

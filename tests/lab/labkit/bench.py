@@ -59,11 +59,12 @@ def _cpu_per_gb(ns, nbytes):
 
 def cpu(res, router, nbytes=400 * 1000 * 1000):
     """CPU seconds per GB: plain forwarding (cli2) vs reterm (cli) with and
-    without splice, on an unshaped WAN so the CPU is the limit.  It is the
-    CPU of the whole VM, endpoints included, so ratios understate the
-    router's own difference; haproxy's own CPU is reported beside it."""
+    without splice, on an unshaped WAN so the CPU is the limit, with
+    GRO/GSO/TSO on as a router runs them.  It is the CPU of the whole VM,
+    endpoints included; haproxy's own CPU is reported beside it."""
     for dev in ("wan-rtr", "wan-srv"):
         sh.run(["tc", "qdisc", "del", "dev", dev, "root"], ns="wan", check=False)
+    topo.set_offloads(True)
     topo.set_profile("cli", "pc")
     topo.set_profile("cli2", "pc")
     try:
@@ -77,6 +78,7 @@ def cpu(res, router, nbytes=400 * 1000 * 1000):
         res["cpu_ratio_splice"] = res["cpu_s_per_gb_splice"] / res["cpu_s_per_gb_forward"]
         res["cpu_ratio_nosplice"] = res["cpu_s_per_gb_nosplice"] / res["cpu_s_per_gb_forward"]
     finally:
+        topo.set_offloads(False)
         topo.set_wan(130, 20, limit=1000)
 
 

@@ -50,6 +50,22 @@ def _veth(left, left_ns, right, right_ns, mac=None):
         sh.run(["ip", "link", "set", "dev", dev, "up"], ns=ns)
 
 
+LINKS = [("cli", "cli-lan"), ("cli2", "cli2-lan"), ("rtr", "rtr-cli"), ("rtr", "rtr-cli2"),
+         ("rtr", "br-lan"), ("rtr", "rtr-wan"), ("wan", "wan-rtr"), ("wan", "wan-srv"),
+         ("srv", "srv-wan")]
+
+
+def set_offloads(on):
+    """GRO/GSO/TSO on every lab link: off for netem's packet-exact rate and
+    buffer (the default here), on to measure CPU the way a router runs
+    (Linux enables GSO/GRO by default; offloads help forwarding and
+    termination alike)."""
+    state = "on" if on else "off"
+    for ns, dev in LINKS:
+        sh.run(["ethtool", "-K", dev, "gro", state, "gso", state, "tso", state],
+               ns=ns, check=False)
+
+
 def _addr(ns, dev, addr4, addr6, plen4=24, plen6=64):
     sh.run(["ip", "addr", "add", "%s/%d" % (addr4, plen4), "dev", dev], ns=ns)
     sh.run(["ip", "-6", "addr", "add", "%s/%d" % (addr6, plen6), "dev", dev,

@@ -71,8 +71,11 @@ def run():
         res["rendered"] = int(router.up() == "rendered")
 
         # 1. the selected 3DS-like client through reterm
+        # 5 runs: per connection the 3DS-like receiver settles either on a
+        # window of whole segments (5 x 1448 B) or a little more, which at
+        # the emulated LAN RTT (~3.4 ms under load) is 17.2 vs 19.1 Mbit/s
         mbps, n = was_proxied(router, lambda: measure.iperf_download_median(
-            "cli", topo.SRV4, seconds=6, omit=2))
+            "cli", topo.SRV4, runs=5, seconds=6, omit=2))
         res["3ds_reterm_mbps"], res["3ds_reterm_conns"] = mbps, n
 
         # 2. the unselected client goes direct
@@ -83,7 +86,7 @@ def run():
 
         # 3. IPv6
         mbps, n = was_proxied(router, lambda: measure.iperf_download_median(
-            "cli", topo.SRV6, seconds=6, omit=2))
+            "cli", topo.SRV6, runs=5, seconds=6, omit=2))
         res["3ds_reterm_v6_mbps"], res["3ds_reterm_v6_conns"] = mbps, n
 
         # 6. the router itself and LAN addresses are never proxied

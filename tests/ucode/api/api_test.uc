@@ -104,7 +104,7 @@ function golden(what, name, got) {
 // ---- the methods table ------------------------------------------------
 
 check('plugin publishes object reterm with the documented methods',
-	sort(keys(M)), sort([ 'status', 'hosts', 'device_stats', 'device_add', 'device_set', 'device_remove',
+	sort(keys(M)), sort([ 'status', 'hosts', 'device_stats', 'server_rtts', 'device_add', 'device_set', 'device_remove',
 		'apply', 'audit_start', 'audit_result', 'samples', 'test_start', 'test_status',
 		'test_stop', 'results', 'monitor_status' ]));
 
@@ -122,6 +122,7 @@ check('typed args: strings, booleans and integers',
 		[ 'monitor_status', [] ],
 		[ 'results', [ 'id:string' ] ],
 		[ 'samples', [ 'since:int', 'step:int' ] ],
+		[ 'server_rtts', [] ],
 		[ 'status', [] ],
 		[ 'test_start', [ 'download_url:string', 'streams:int', 'upload_url:string' ] ],
 		[ 'test_status', [] ],
@@ -147,6 +148,31 @@ check('device_stats runs ss and the neighbour table only, writes nothing',
 	[ sort(fs.mock_log().popen), writes(), sys_calls ], [ sort([ SS_CMD, NEIGH6_CMD ]), [], [] ]);
 setup('disabled');
 check('device_stats with nothing re-terminated', call('device_stats'), { devices: [] });
+
+// ---- server_rtts ------------------------------------------------------
+
+setup('home');
+check('server_rtts: rtt of the connections to public peers only (no LAN, loopback or on-link IPv6 neighbour), in ss order',
+	call('server_rtts'), { rtts: [ 131.5, 162.25, 145 ], source: 'ss' });
+check('server_rtts runs ss and the neighbour table only, writes nothing',
+	[ sort(fs.mock_log().popen), writes(), sys_calls ], [ sort([ SS_CMD, NEIGH6_CMD ]), [], [] ]);
+
+let many_ss = `/tmp/reterm-api-test-ss-${time()}.txt`, many = '';
+for (let i = 0; i < 70; i++)
+	many += sprintf('0 0 192.0.2.2:%d 203.0.113.%d:443\n\t cubic rtt:%d.5/1 mss:1448\n', 40000 + i, i + 1, 20 + i);
+real.writefile(many_ss, many);
+let popen_many = {};
+popen_many[SS_CMD] = many_ss;
+popen_many[NEIGH6_CMD] = `${fixture}/popen/neigh6.txt`;
+fs.mock_setup({ root: `${fixture}/root`, passthrough: [ TOP ], popen: popen_many });
+let sr = call('server_rtts');
+real.unlink(many_ss);
+check('server_rtts: at most 64 values, the first ones ss lists',
+	[ length(sr.rtts), sr.rtts[0], sr.rtts[63] ], [ 64, 20.5, 83.5 ]);
+
+popen_many[SS_CMD] = '/nonexistent/ss.txt';
+fs.mock_setup({ root: `${fixture}/root`, passthrough: [ TOP ], popen: popen_many });
+check('server_rtts without ss output: empty list', call('server_rtts'), { rtts: [], source: 'ss' });
 
 // ---- live latency: forwarded to reterm.monitor ------------------------
 

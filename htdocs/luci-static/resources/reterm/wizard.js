@@ -22,9 +22,21 @@
  *     proposal: propose() result (possibly edited) | null,
  *     applied: { shaping: bool, devices: bool },
  *     after: test result with the proposal applied | null,
+ *     paused: { sids, phase: 'pausing'|'off'|'restoring', testId } | null
+ *       the sqm queues the wizard turned off to measure without shaping,
+ *     devicesAdded: MACs of the device sections the wizard added,
+ *     devicesEnabled: device sections it switched from enabled 0 to 1,
  *     done: bool }
  *
- * Nothing is staged before the apply step: steps 1–3 only read. Step 4
+ * Measuring with shaping off (step 2): when sqm queues are enabled, the
+ * view stages enabled 0 on them (pausePlan()), records "pausing" and
+ * applies with rollback; once the change shows (pauseStatus() "off") it
+ * runs the test, and when the test ends, fails, is stopped or the wizard
+ * is cancelled it stages enabled 1 again (resumeChanges()), records
+ * "restoring" and applies; pauseStatus() "restored" ends the pause. No
+ * later step can be entered while a pause is recorded.
+ *
+ * Apart from that pause, nothing is staged before the apply step. Step 4
  * stages the sqm section and applies it in one go (LuCI's apply with
  * rollback); step 5 likewise for the reterm device sections. cancel()
  * therefore has nothing to undo before step 4; after it, cancelChanges()
@@ -88,7 +100,8 @@ return baseclass.extend({
 		return {
 			v: VERSION, step: 'look', reached: 0, snapshot: clone(snapshot || { sqm: null, retermEnabled: '0' }),
 			before: null, measuredAsIs: false, proposal: null,
-			applied: { shaping: false, devices: false }, after: null, done: false
+			applied: { shaping: false, devices: false }, after: null, paused: null,
+			devicesAdded: [], devicesEnabled: [], done: false
 		};
 	},
 
@@ -106,6 +119,10 @@ return baseclass.extend({
 		var i = this.index(step);
 
 		if (!state || i < 0)
+			return false;
+
+		/* never go on while shaping is off for a measurement */
+		if (state.paused && i > this.index('measure'))
 			return false;
 
 		switch (step) {
@@ -156,7 +173,16 @@ return baseclass.extend({
 	 *   { type: 'applied' }                   → applied.shaping = true
 	 *   { type: 'verified', result }          → after = result
 	 *   { type: 'skipApply' }                 → devices step reachable
-	 *   { type: 'devicesApplied' }            → applied.devices, done
+	 *   { type: 'devicesApplied', added, enabled } → applied.devices,
+	 *       done; added: MACs of new device sections, enabled: sections
+	 *       switched on (what cancel undoes)
+	 *   { type: 'pausing', sids }             → paused (queues being
+	 *       turned off for the measurement)
+	 *   { type: 'paused' }                    → the pause is applied
+	 *   { type: 'testStarted', id }           → paused.testId (the
+	 *       test run with shaping off)
+	 *   { type: 'restoring' }                 → queues being turned on
+	 *   { type: 'restored' }                  → paused = null
 	 *   { type: 'finish' }                    → done
 	 * A new "before" measurement drops the proposal and the "after"
 	 * result (they belong to the old one).
@@ -168,7 +194,7 @@ return baseclass.extend({
 		switch (ev && ev.type) {
 		case 'measured':
 			s.before = clone(ev.result);
-			s.measuredAsIs = !!ev.asIs;
+			s.measuredAsIs = !!ev.asIs && !s.paused;
 			s.proposal = null;
 			s.after = null;
 			break;
@@ -192,7 +218,32 @@ return baseclass.extend({
 
 		case 'devicesApplied':
 			s.applied.devices = true;
+			s.devicesAdded = (s.devicesAdded || []).concat((ev.added || []).map(function(m) { return devices.normalizeMac(m) }).filter(Boolean));
+			s.devicesEnabled = (s.devicesEnabled || []).concat((ev.enabled || []).map(str).filter(Boolean));
 			s.done = true;
+			break;
+
+		case 'pausing':
+			s.paused = { sids: (ev.sids || []).map(str), phase: 'pausing', testId: null };
+			break;
+
+		case 'paused':
+			if (s.paused)
+				s.paused.phase = 'off';
+			break;
+
+		case 'testStarted':
+			if (s.paused)
+				s.paused.testId = (ev.id == null) ? null : str(ev.id);
+			break;
+
+		case 'restoring':
+			if (s.paused)
+				s.paused.phase = 'restoring';
+			break;
+
+		case 'restored':
+			s.paused = null;
 			break;
 
 		case 'finish':
@@ -209,13 +260,22 @@ return baseclass.extend({
 	/**
 	 * What cancelling means now.
 	 * @returns {{restore: boolean, sqm: Object|null, retermEnabled:
-	 *   string|null}} restore false: nothing was applied, just forget
-	 *   the state. Otherwise the values to put back: sqm { sid, values }
-	 *   (values null = remove the section the wizard created) when
-	 *   shaping was applied; retermEnabled when devices were.
+	 *   string|null, resume: string[], devices: Object|null}} restore
+	 *   false: nothing was applied, just forget the state. Otherwise the
+	 *   values to put back: sqm { sid, values } (values null = remove the
+	 *   section the wizard created) when shaping was applied;
+	 *   retermEnabled and devices { remove: MACs of the sections to
+	 *   remove, disable: sections to set enabled 0 } when devices were;
+	 *   resume: queues turned off for a measurement, to turn on again.
 	 */
 	cancel: function(state) {
-		var snap = (state && state.snapshot) || {}, out = { restore: false, sqm: null, retermEnabled: null };
+		var snap = (state && state.snapshot) || {},
+		    out = { restore: false, sqm: null, retermEnabled: null, resume: [], devices: null };
+
+		if (state && state.paused && state.paused.sids && state.paused.sids.length) {
+			out.restore = true;
+			out.resume = state.paused.sids.slice();
+		}
 
 		if (state && state.applied && state.applied.shaping) {
 			out.restore = true;
@@ -225,6 +285,7 @@ return baseclass.extend({
 		if (state && state.applied && state.applied.devices) {
 			out.restore = true;
 			out.retermEnabled = str(snap.retermEnabled) || '0';
+			out.devices = { remove: (state.devicesAdded || []).slice(), disable: (state.devicesEnabled || []).slice() };
 		}
 
 		return out;
@@ -254,6 +315,72 @@ return baseclass.extend({
 				out.push([ k, snapshot[k] ]);
 
 		return out;
+	},
+
+	/* ---- measuring with shaping off -------------------------------------- */
+
+	/**
+	 * The sqm queues to turn off for a measurement: the enabled ones.
+	 * @param {Object[]} queues uci.sections('sqm', 'queue')
+	 * @returns {string[]} section names
+	 */
+	pausePlan: function(queues) {
+		return (Array.isArray(queues) ? queues : []).filter(function(q) {
+			return q && str(q.enabled) === '1' && q['.name'];
+		}).map(function(q) { return q['.name'] });
+	},
+
+	/**
+	 * Where the pause stands, from the state and the queues as UCI shows
+	 * them now (staged values included).
+	 * @returns {string} 'none' (no pause), 'rolledBack' (the queues are
+	 *   still on after "pausing": the change did not take, nothing to
+	 *   restore), 'off' (shaping is off: measure), 'restoring' (not all
+	 *   back on yet: stage resumeChanges() again), 'restored' (all back
+	 *   on, or the sections are gone)
+	 */
+	pauseStatus: function(state, queues) {
+		var p = state && state.paused;
+
+		if (!p)
+			return 'none';
+
+		var cur = {};
+
+		(Array.isArray(queues) ? queues : []).forEach(function(q) {
+			if (q && q['.name'])
+				cur[q['.name']] = str(q.enabled);
+		});
+
+		var live = (p.sids || []).filter(function(sid) { return cur.hasOwnProperty(sid) }),
+		    on = live.filter(function(sid) { return cur[sid] === '1' });
+
+		switch (p.phase) {
+		case 'pausing': return (live.length && on.length === live.length) ? 'rolledBack' : 'off';
+		case 'off': return 'off';
+		case 'restoring': return (on.length === live.length) ? 'restored' : 'restoring';
+		}
+
+		return 'none';
+	},
+
+	/**
+	 * The queues to switch back on after a measurement: the paused ones
+	 * that still exist and are not on.
+	 * @returns {string[]} section names (set enabled 1 on each)
+	 */
+	resumeChanges: function(state, queues) {
+		var p = state && state.paused, cur = {};
+
+		if (!p)
+			return [];
+
+		(Array.isArray(queues) ? queues : []).forEach(function(q) {
+			if (q && q['.name'])
+				cur[q['.name']] = str(q.enabled);
+		});
+
+		return (p.sids || []).filter(function(sid) { return cur.hasOwnProperty(sid) && cur[sid] !== '1' });
 	},
 
 	/** a plain object for sessionStorage */
@@ -364,6 +491,15 @@ return baseclass.extend({
 			return 'docsis';
 
 		return PPP_PROTOS[str(proto)] ? 'pppoe-ptm' : 'ethernet';
+	},
+
+	/**
+	 * Server RTTs (ms) from the server_rtts reply: the finite values > 0.
+	 * @param {Object} reply { rtts: [ms, ...], source } or an error reply
+	 * @returns {number[]}
+	 */
+	serverRtts: function(reply) {
+		return (reply && Array.isArray(reply.rtts) ? reply.rtts : []).filter(function(v) { return num(v) !== null && v > 0 });
 	},
 
 	/** idle RTTs (ms) of a test result: per reflector, else the idle_rtt */

@@ -22,7 +22,10 @@
  * guided test (test_start / test_status polling) and stages changes only
  * when the user applies a step: the sqm queue in step 4, the reterm
  * device sections and main.enabled in step 5, each applied at once with
- * LuCI's apply with rollback (ui.changes.apply(true)). The wizard state
+ * LuCI's apply with rollback (ui.changes.apply(true)). To measure with
+ * shaping off, step 2 turns the enabled sqm queues off the same way for
+ * the test and back on when it ends (also on failure, stop and cancel).
+ * The wizard state
  * lives in sessionStorage, so the page can be left (or reloaded by the
  * apply) and resumed. Cancel forgets the state and, when a step was
  * already applied, puts the values from before the wizard back.
@@ -30,11 +33,33 @@
 
 var STORAGE_KEY = 'reterm-wizard';
 
+var CSS = [
+	'.reterm-wizard-steps { display: flex; flex-wrap: wrap; gap: .4em; list-style: none; padding: 0; margin: 1em 0; counter-reset: none; }',
+	'.reterm-wizard-step { padding: .35em .9em; border-radius: 1em; border: 1px solid rgba(127,127,127,.35); opacity: .65; white-space: nowrap; }',
+	'.reterm-wizard-step.done { opacity: 1; }',
+	'.reterm-wizard-step.active { opacity: 1; font-weight: 600; border-color: currentColor; }',
+	'.reterm-wizard-body { margin: 0 0 1em; }',
+	'.reterm-wizard-body h4 { margin: 1em 0 .3em; }',
+	'.reterm-wizard-facts { width: auto; }',
+	'.reterm-wizard-facts td:first-child { font-weight: 600; padding-right: 2em; }',
+	'.reterm-wizard-hosts, .reterm-wizard-offers { list-style: none; padding: 0; margin: .3em 0; }',
+	'.reterm-wizard-hosts li, .reterm-wizard-offers li { padding: .25em 0; }',
+	'.reterm-wizard-offers .cbi-value-description { margin-left: 1.8em; }',
+	'.reterm-wizard-test, .reterm-wizard-compare { margin: .8em 0; }',
+	'.reterm-wizard-running .cbi-progressbar { margin: .6em 0 .3em; }',
+	'.reterm-wizard-progress-text { font-variant-numeric: tabular-nums; }',
+	'.reterm-wizard-grade { font-size: 1.1em; }',
+	'.reterm-wizard-compare table td:not(:first-child), .reterm-wizard-compare table th { font-variant-numeric: tabular-nums; }',
+	'.reterm-wizard-urls label { display: inline-block; margin: .2em 0; }',
+	'.reterm-wizard-nav { display: flex; gap: .5em; justify-content: flex-end; }'
+].join('\n');
+
 var callHosts = rpc.declare({ object: 'reterm', method: 'hosts', expect: { hosts: [] } });
 var callMonitorStatus = rpc.declare({ object: 'reterm', method: 'monitor_status' });
 var callTestStart = rpc.declare({ object: 'reterm', method: 'test_start', params: [ 'download_url', 'upload_url', 'streams' ] });
 var callTestStatus = rpc.declare({ object: 'reterm', method: 'test_status' });
 var callTestStop = rpc.declare({ object: 'reterm', method: 'test_stop' });
+var callServerRtts = rpc.declare({ object: 'reterm', method: 'server_rtts' });
 
 function settle(p) {
 	return Promise.resolve(p).then(function(r) {
@@ -70,7 +95,8 @@ return view.extend({
 			L.resolveDefault(network.getWANNetworks(), []),
 			L.resolveDefault(callHosts(), null),
 			settle(callMonitorStatus()),
-			L.resolveDefault(fs.read('/usr/lib/sqm/defaults.sh'), null)
+			L.resolveDefault(fs.read('/usr/lib/sqm/defaults.sh'), null),
+			L.resolveDefault(callServerRtts(), null)
 		]);
 	},
 
@@ -135,7 +161,8 @@ return view.extend({
 			monitorError: mon.error ? (mon.message || mon.error) : null,
 			downloadUrl: mcfg.download_url || '', uploadUrl: mcfg.upload_url || '',
 			streams: +(mcfg.streams || 4) || 4,
-			profile: tcpreview.profileFromDefaults(data[7]) || '1.6'
+			profile: tcpreview.profileFromDefaults(data[7]) || '1.6',
+			servers: wizard.serverRtts(data[8])
 		};
 	},
 
@@ -166,7 +193,13 @@ return view.extend({
 
 		this.show();
 
+		/* a measurement with shaping off was under way (LuCI reloads the
+		 * page after an apply): carry on, or put shaping back */
+		if (this.state.paused)
+			Promise.resolve().then(L.bind(this.continuePause, this));
+
 		return E('div', { 'class': 'reterm-wizard' }, [
+			E('style', {}, [ CSS ]),
 			E('h2', {}, [ _('Setup wizard') ]),
 			E('p', {}, [ _('Five steps from a slow, bloated line to a fixed one: look at the router, measure the line, set up shaping from what was measured, check the result, and help the devices with small TCP windows. Nothing is changed until you apply a step; you can leave and come back.') ]),
 			this.header, this.body, this.nav
@@ -290,8 +323,13 @@ return view.extend({
 			return box;
 		}
 
+		if (kind === 'before' && this.pauseBusy()) {
+			dom.content(box, this.pauseView());
+			return box;
+		}
+
 		if (this.running === kind) {
-			dom.content(box, this.progress(null));
+			dom.content(box, [ kind === 'before' && this.state.paused ? this.pauseNote() : '', this.progress(null) ]);
 			return box;
 		}
 
@@ -309,11 +347,21 @@ return view.extend({
 		if (result)
 			parts.push(this.resultView(result));
 
-		parts.push(btn('cbi-button-action reterm-wizard-start', result ? _('Measure again') : _('Start the test'), function() {
+		var take = function() {
 			c.downloadUrl = dl.value.trim() || c.downloadUrl;
 			c.uploadUrl = ul.value.trim() || c.uploadUrl;
-			return self.startTest(kind);
+		};
+
+		parts.push(btn('cbi-button-action reterm-wizard-start', result ? _('Measure again') : _('Start the test'), function() {
+			take();
+			return (kind === 'before') ? self.measure() : self.startTest(kind);
 		}));
+
+		if (kind === 'before' && this.pauseTargets().length)
+			parts.push(' ', btn('cbi-button-neutral reterm-wizard-asis', _('Measure with shaping on'), function() {
+				take();
+				return self.startTest(kind);
+			}));
 
 		dom.content(box, parts);
 		return box;
@@ -377,8 +425,15 @@ return view.extend({
 
 				self.failed = { kind: kind, text: msg };
 				self.show();
+
+				if (kind === 'before' && self.state.paused)
+					return self.resumeShaping();
+
 				return;
 			}
+
+			if (kind === 'before' && self.state.paused)
+				self.record({ type: 'testStarted', id: r.id });
 
 			self.running = kind;
 			self.failed = null;
@@ -399,13 +454,19 @@ return view.extend({
 				var box = self.body.querySelector('.reterm-wizard-running');
 
 				if (box)
-					dom.content(box.parentNode, self.progress(s));
+					dom.content(box.parentNode, [ kind === 'before' && self.state.paused ? self.pauseNote() : '', self.progress(s) ]);
 
 				return;
 			}
 
+			var res = s.result || null, p = self.state.paused;
+
+			/* back after a reload: only the test started with shaping off counts */
+			if (kind === 'before' && p && p.testId && res && res.id != null && String(res.id) !== p.testId)
+				res = null;
+
 			self.stopPolling();
-			self.finishTest(kind, s.result || null, s.error ? (s.message || s.error) : null);
+			return self.finishTest(kind, res, s.error ? (s.message || s.error) : null);
 		});
 	},
 
@@ -423,6 +484,9 @@ return view.extend({
 		return settle(callTestStop()).then(function() {
 			self.stopPolling();
 			self.show();
+
+			if (self.state.paused)
+				return self.resumeShaping();
 		});
 	},
 
@@ -458,11 +522,129 @@ return view.extend({
 		else {
 			this.failed = null;
 			this.record(kind === 'before'
-				? { type: 'measured', result: result, asIs: this.ctx.shapingOn }
+				? { type: 'measured', result: result, asIs: !this.state.paused && this.pauseTargets().length > 0 }
 				: { type: 'verified', result: result });
 		}
 
 		this.show();
+
+		if (kind === 'before' && this.state.paused)
+			return this.resumeShaping();
+	},
+
+	/* ---- measuring with shaping off ------------------------------------- */
+
+	queues: function() {
+		return this.ctx.sqmInstalled ? uci.sections('sqm', 'queue') : [];
+	},
+
+	/* the enabled sqm queues */
+	pauseTargets: function() {
+		return wizard.pausePlan(this.queues());
+	},
+
+	/* shaping is being turned off or back on: no test controls meanwhile */
+	pauseBusy: function() {
+		var p = this.state.paused;
+
+		return !!(p && (p.phase === 'pausing' || p.phase === 'restoring') && this.running !== 'before');
+	},
+
+	pauseNote: function() {
+		return note('info', _('Shaping is off for this measurement; the wizard turns it back on as soon as the test ends.'));
+	},
+
+	pauseView: function() {
+		var p = this.state.paused, off = (p.phase === 'pausing');
+
+		return E('div', { 'class': 'reterm-wizard-pause' }, [
+			E('div', { 'class': 'spinning' }, [ off
+				? _('Turning shaping off for the measurement (%d queue(s); applied with rollback)…').format(p.sids.length)
+				: _('Turning shaping back on (applied with rollback)…') ]),
+			E('p', {}, [ off
+				? _('The test starts as soon as the change is applied. LuCI may reload this page; the wizard carries on.')
+				: _('LuCI may reload this page; the wizard carries on.') ])
+		]);
+	},
+
+	/* step 2 "Start the test": with shaping on, turn it off first */
+	measure: function() {
+		var self = this, sids = this.pauseTargets();
+
+		if (!this.ctx.downloadUrl || !this.ctx.uploadUrl || !sids.length || !this.ctx.monitorUp)
+			return this.startTest('before');
+
+		sids.forEach(function(sid) { uci.set('sqm', sid, 'enabled', '0') });
+
+		/* recorded first: LuCI may reload the page once the apply is confirmed */
+		this.record({ type: 'pausing', sids: sids });
+		this.failed = null;
+		this.show();
+
+		return uci.save().then(function() {
+			return ui.changes.apply(true);
+		}).then(function() {
+			return self.continuePause();
+		});
+	},
+
+	/* the next step of a pause, from what UCI shows now */
+	continuePause: function() {
+		var self = this, st = wizard.pauseStatus(this.state, this.queues());
+
+		switch (st) {
+		case 'rolledBack':
+			this.record({ type: 'restored' });
+			this.failed = { kind: 'before', text: _('Shaping could not be turned off for the measurement (the change was not applied or was rolled back); it is on as before. Retry, or measure with shaping on.') };
+			this.show();
+			return Promise.resolve();
+
+		case 'off':
+			if (this.state.paused.phase === 'pausing')
+				this.record({ type: 'paused' });
+
+			if (this.running === 'before')
+				return Promise.resolve();
+
+			if (!this.state.paused.testId)
+				return this.startTest('before');
+
+			/* the test ran while the page was reloaded: pick it up */
+			this.running = 'before';
+			this.pollFn = L.bind(this.pollTest, this, 'before');
+			poll.add(this.pollFn, 1);
+			this.show();
+			return Promise.resolve();
+
+		case 'restoring':
+			return this.resumeShaping();
+
+		case 'restored':
+			this.record({ type: 'restored' });
+			this.show();
+			return Promise.resolve();
+		}
+
+		return Promise.resolve();
+	},
+
+	/* turn the paused queues back on (apply with rollback) */
+	resumeShaping: function() {
+		var self = this, sids = wizard.resumeChanges(this.state, this.queues());
+
+		this.record({ type: 'restoring' });
+
+		if (!sids.length)
+			return this.continuePause();
+
+		sids.forEach(function(sid) { uci.set('sqm', sid, 'enabled', '1') });
+		this.show();
+
+		return uci.save().then(function() {
+			return ui.changes.apply(true);
+		}).then(function() {
+			return self.continuePause();
+		});
 	},
 
 	resultView: function(r) {
@@ -485,9 +667,8 @@ return view.extend({
 
 		out.push(E('p', {}, [ _('The router downloads and uploads as fast as it can for about 45 seconds while it measures the latency. Pause big downloads on your network meanwhile.') ]));
 
-		if (c.shapingOn && !this.state.before)
-			out.push(note('warning', [ _('Shaping is on. To see what the line can do, the wizard should measure without it: turn the queue off on the Shaping page, or measure as is (the proposal then starts from the shaped rates, which are lower).'), ' ',
-				E('a', { 'href': L.url('admin/network/reterm/shaping') }, [ _('Go to the Shaping page') ]) ]));
+		if (this.pauseTargets().length && !this.state.paused)
+			out.push(note('warning', _('Shaping is on. To see what the line can do, the wizard turns the queue off for the test and back on as soon as it ends, fails or is cancelled; both changes are applied with rollback. You can also measure with shaping on (the proposal then starts from the shaped rates, which are lower).')));
 
 		if (this.failed && this.failed.kind === 'before')
 			out = out.concat(this.failure(this.failed.text, 'before'));
@@ -502,7 +683,8 @@ return view.extend({
 	proposal: function() {
 		if (!this.state.proposal) {
 			this.record({ type: 'proposed', proposal: wizard.propose({
-				result: this.state.before, device: this.ctx.device || '', proto: this.ctx.proto, docsis: this.state.docsis
+				result: this.state.before, device: this.ctx.device || '', proto: this.ctx.proto, docsis: this.state.docsis,
+				servers: this.ctx.servers
 			}) });
 		}
 
@@ -543,7 +725,7 @@ return view.extend({
 			[ 'regional', _('regional – 30 ms') ], [ 'internet', _('internet – 100 ms (default)') ],
 			[ 'oceanic', _('oceanic – 300 ms') ], [ 'satellite', _('satellite – 1000 ms') ]
 		], (ri.p98 != null)
-			? _('98 %% of the %d round-trip times the router measured are at most %s; proposed: the smallest preset from 100 ms up that covers them.').format(ri.samples, ms(ri.p98))
+			? _('98 %% of the %d round-trip times the router measured (to the test reflectors and to %d servers of open connections) are at most %s; proposed: the smallest preset from 100 ms up that covers them.').format(ri.samples, (this.ctx.servers || []).length, ms(ri.p98))
 			: _('No round-trip times were measured; CAKE\'s default.')));
 		out.push(select('reterm-wizard-overhead', _('Link overhead'), p.overhead, [
 			[ 'ethernet', _('ethernet – fibre / Ethernet (38 bytes)') ], [ 'docsis', _('docsis – cable (18 bytes)') ],
@@ -694,7 +876,14 @@ return view.extend({
 			out.push(note('success', this.state.applied.devices
 				? _('Done. The chosen devices are re-terminated: the router talks to far servers for them with large TCP windows.')
 				: _('Done.')));
-			out.push(E('a', { 'class': 'cbi-button', 'href': L.url('admin/network/reterm/devices') }, [ _('Go to the Devices page') ]));
+			out.push(E('a', { 'class': 'cbi-button', 'href': L.url('admin/network/reterm/devices') }, [ _('Go to the Devices page') ]), ' ');
+			if (this.state.applied.devices || this.state.applied.shaping)
+				out.push(E('p', {}, [ _('"Cancel wizard" still takes the changes back; "Close" keeps them.') ]));
+			out.push(btn('cbi-button-neutral reterm-wizard-close', _('Close'), function() {
+				self.forget();
+				self.state = wizard.create(self.snapshot());
+				self.show();
+			}));
 			return out;
 		}
 
@@ -735,19 +924,26 @@ return view.extend({
 		if (!uci.get('reterm', 'main'))
 			uci.add('reterm', 'reterm', 'main');
 
+		var added = [], enabled = [];
+
 		ops.forEach(function(op) {
 			var sid = (op.op === 'add') ? uci.add('reterm', 'device') : op.section;
+
+			if (op.op === 'add')
+				added.push(op.values.mac);
+			else if (sid !== 'main')
+				enabled.push(sid);
 
 			for (var k in op.values)
 				uci.set('reterm', sid, k, op.values[k]);
 		});
 
-		this.record({ type: 'devicesApplied' });
+		/* kept after the apply: cancel can still take it back */
+		this.record({ type: 'devicesApplied', added: added, enabled: enabled });
 
 		return uci.save().then(function() {
 			return ui.changes.apply(true);
 		}).then(function() {
-			self.forget();
 			self.show();
 		});
 	},
@@ -756,6 +952,9 @@ return view.extend({
 
 	cancel: function() {
 		var self = this, c = wizard.cancel(this.state), snap = this.state.snapshot || {};
+
+		if (this.running)
+			settle(callTestStop());
 
 		this.stopPolling();
 
@@ -786,6 +985,22 @@ return view.extend({
 			}
 
 			this.ctx.queue = c.sqm.values ? Object.assign({ '.name': sid }, c.sqm.values) : null;
+		}
+
+		/* queues turned off for a measurement: on again (unless the
+		 * snapshot restore above already set them) */
+		c.resume.forEach(function(sid) {
+			if (uci.get('sqm', sid) && uci.get('sqm', sid, 'enabled') !== '1' && !(c.sqm && c.sqm.sid === sid))
+				uci.set('sqm', sid, 'enabled', '1');
+		});
+
+		if (c.devices) {
+			(uci.sections('reterm', 'device') || []).forEach(function(s) {
+				if (c.devices.remove.indexOf(devices.normalizeMac(s.mac)) > -1)
+					uci.remove('reterm', s['.name']);
+				else if (c.devices.disable.indexOf(s['.name']) > -1)
+					uci.set('reterm', s['.name'], 'enabled', '0');
+			});
 		}
 
 		if (c.retermEnabled != null && uci.get('reterm', 'main'))

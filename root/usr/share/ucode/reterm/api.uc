@@ -276,6 +276,36 @@ export function device_stats() {
 	return { devices: sort(out, (a, b) => (a.mac < b.mac) ? -1 : (a.mac > b.mac)) };
 }
 
+// RTTs the router sees to Internet servers, for the setup wizard's rtt
+// proposal: the smoothed rtt (ms) of its own established TCP connections
+// to public peers (the far legs of re-terminated connections, and the
+// router's own downloads), from one ss run.  Peers in the bypassed
+// ranges (private, loopback, link-local, ...) and on-link IPv6
+// neighbours (LAN devices with global addresses: the near legs) are
+// left out.  At most SERVER_RTTS_MAX values, in ss order.
+// { rtts: [ ms, ... ], source: "ss" }
+export const SERVER_RTTS_MAX = 64;
+
+export function server_rtts() {
+	let rows = A.parse_ss(command_output(A.SS_CMD));
+	let onlink = {}, out = [];
+
+	for (let n in H.parse_neigh6(command_output(NEIGH6_CMD), null))
+		onlink[n.ip] = true;
+
+	for (let r in rows) {
+		if (length(out) >= SERVER_RTTS_MAX)
+			break;
+
+		if (r.rtt_ms == null || r.rtt_ms <= 0 || A.bypassed(r.peer.addr) || onlink[r.peer.addr])
+			continue;
+
+		push(out, r.rtt_ms);
+	}
+
+	return { rtts: out, source: 'ss' };
+}
+
 // Commit and reload after a successful change; the reply tells whether
 // the reload worked (the change is saved either way).
 function commit(c, res) {
