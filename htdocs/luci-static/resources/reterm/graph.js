@@ -753,6 +753,18 @@ function usable(points) {
 	return Array.isArray(points) ? points.filter(function(p) { return p != null && finite(p.t); }) : [];
 }
 
+/* what every time-series chart's update() starts from: the usable points,
+ * the step (s, default 1) and the x range (default span 600 s) */
+function timeSeries(points, opts) {
+	var pts = usable(points);
+
+	return {
+		pts: pts,
+		step: (finite(opts.step) && opts.step > 0) ? opts.step : 1,
+		tr: timeRange(pts, opts, finite(opts.span) ? opts.span : 600)
+	};
+}
+
 /* ---- latency strip ------------------------------------------------ */
 
 var LatencyStrip = Chart.extend({
@@ -799,9 +811,8 @@ var LatencyStrip = Chart.extend({
 	update: function(points, opts) {
 		opts = opts || {};
 
-		var pts = usable(points),
-		    step = (finite(opts.step) && opts.step > 0) ? opts.step : 1,
-		    tr = timeRange(pts, opts, finite(opts.span) ? opts.span : 600),
+		var ts = timeSeries(points, opts),
+		    pts = ts.pts, step = ts.step, tr = ts.tr,
 		    p = this.plot,
 		    sx = scale([tr.from, tr.to], [p.x0, p.x1]),
 		    top = maxOf(pts, ['max', 'med', 'min']),
@@ -897,9 +908,8 @@ var Throughput = Chart.extend({
 	update: function(points, opts) {
 		opts = opts || {};
 
-		var pts = usable(points),
-		    step = (finite(opts.step) && opts.step > 0) ? opts.step : 1,
-		    tr = timeRange(pts, opts, finite(opts.span) ? opts.span : 600),
+		var ts = timeSeries(points, opts),
+		    pts = ts.pts, step = ts.step, tr = ts.tr,
 		    p = this.plot,
 		    sh = opts.shaper || {},
 		    srx = (finite(sh.rx) && sh.rx > 0) ? sh.rx : null,
@@ -999,9 +1009,8 @@ var Cake = Chart.extend({
 	update: function(points, opts) {
 		opts = opts || {};
 
-		var pts = usable(points),
-		    step = (finite(opts.step) && opts.step > 0) ? opts.step : 1,
-		    tr = timeRange(pts, opts, finite(opts.span) ? opts.span : 600),
+		var ts = timeSeries(points, opts),
+		    pts = ts.pts, step = ts.step, tr = ts.tr,
 		    p = this.plot,
 		    top = maxOf(pts, ['dl_pk', 'ul_pk']),
 		    sy = scale([0, Math.max(top || 0, 5)], [p.y0, p.y1]).nice(4),
