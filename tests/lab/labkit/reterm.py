@@ -36,6 +36,7 @@ class Router:
                         RETERM_HAPROXY="haproxy")
         self.respawner = None
         self.source = None
+        self.rendered_cfg = None
         shutil.rmtree(base, ignore_errors=True)
         os.makedirs(self.run_dir)
         os.makedirs(self.nft_dir)
@@ -96,12 +97,15 @@ class Router:
         sh.run(["pkill", "-9", "-x", "haproxy"], check=False)
 
     def set_splice(self, on):
-        """Benchmark variant: haproxy with or without `option splice-auto`."""
+        """Benchmark variant: haproxy as rendered (splicing) or with every
+        `option splice-*` line taken out."""
         cfg = os.path.join(self.run_dir, "haproxy.cfg")
-        with open(cfg) as f:
-            text = re.sub(r"^\toption splice-auto\n", "", f.read(), flags=re.M)
-        if on:
-            text = text.replace("\tmode tcp\n", "\tmode tcp\n\toption splice-auto\n", 1)
+        if self.rendered_cfg is None:
+            with open(cfg) as f:
+                self.rendered_cfg = f.read()
+        text = self.rendered_cfg
+        if not on:
+            text = re.sub(r"^\toption splice-\S+\n", "", text, flags=re.M)
         with open(cfg, "w") as f:
             f.write(text)
         self.kill_haproxy()

@@ -16,6 +16,11 @@
 // - Timeouts: 2h client/server so multi-hour downloads and idle game
 //   sessions survive (TCP keepalives on both legs), 30s once one side
 //   has closed its half, 10s to connect upstream.
+// - Splicing: "splice-auto" alone is deliberately shy and in the lab never
+//   engaged on bulk downloads (haproxy 13.9-15.0 CPU s/GB, the same as
+//   without splicing); "splice-response" splices every server-to-client
+//   transfer (3.0 s/GB), the direction our devices download in.  Uploads
+//   stay with the heuristic.  Without a spare pipe haproxy copies as before.
 
 'use strict';
 
@@ -36,6 +41,7 @@ defaults
 	mode tcp
 	maxconn ${cfg.maxconn}
 	option splice-auto
+	option splice-response
 	option dontlognull
 	option clitcpka
 	option srvtcpka
