@@ -41,9 +41,12 @@ function world(o) {
 
 			return m ? `${counters()[m[1]]}\n` : null;
 		},
-		run: (argv, cb) => {
-			push(tc_calls, join(' ', argv));
-			cb(readfile(`${FX}/tc-show-all.json`));
+		qdisc: {
+			show: (cb) => {
+				push(tc_calls, 'qdisc show');
+				cb(readfile(`${FX}/tc-show-all.json`));
+			},
+			close: () => push(tc_calls, 'close')
 		},
 		load: load(s, (dir) => (dir == 'down') ? 17000000 : 4000000),
 		fs,
@@ -152,7 +155,7 @@ k.s.advance(8000);
 
 let ks = k.svc.methods.samples({});
 
-c.eq('CAKE: one tc run a second for both devices', [ k.tc_calls[0], length(k.tc_calls) ], [ 'exec tc -s -j qdisc show', 9 ]);	// at 0, 1, ... 8 s
+c.eq('CAKE: one qdisc show a second for both devices', [ k.tc_calls[0], length(k.tc_calls) ], [ 'qdisc show', 9 ]);	// at 0, 1, ... 8 s
 
 for (let col in [ 'dl_pk', 'dl_av', 'ul_pk', 'ul_av', 'dl_drop', 'dl_bl', 'ul_bl' ])
 	c.ok(`CAKE column ${col} sent`, index(ks.cols, col) >= 0);
@@ -166,6 +169,10 @@ c.eq('CAKE cells: the same counters read twice: 0 new drops', kr[ci('dl_drop')],
 let one = k.svc.methods.samples({ since: ks.t0 + length(ks.rows) - 2 });
 
 c.ok(sprintf('one second with every column: %d bytes <= 4096', length(sprintf('%J', one))), length(one.rows) == 1 && length(sprintf('%J', one)) <= 4096);
+
+k.s.advance(70000);
+c.eq('asleep: tc is ended, no more qdisc shows', [ k.svc.awake(), k.tc_calls[-1], length(filter(k.tc_calls, (x) => x == 'close')) ],
+	[ false, 'close', 1 ]);
 
 // ---- the guided test through the methods ------------------------------------
 

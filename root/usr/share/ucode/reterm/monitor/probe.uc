@@ -35,6 +35,8 @@
 
 'use strict';
 
+import * as child from 'reterm.monitor.child';
+
 const ICMP_ECHO = 8, ICMP_ECHOREPLY = 0, ICMP6_ECHO = 128, ICMP6_ECHOREPLY = 129;
 const IPPROTO_ICMP = 1, IPPROTO_ICMPV6 = 58;
 const EAGAIN = 11;	// the same on every Linux architecture OpenWrt runs on
@@ -378,17 +380,9 @@ export function parse_fping_line(line) {
 	return m ? { target: m[1], seq: +m[2], rtt: +m[3] } : null;
 }
 
-// fping's path, or null; also null when this ucode's fs module has no
-// dup2() (needed to hand fping the socketpair as its stdout)
+// fping's path, or null (see child.find)
 export function fping_path(fs) {
-	if (type(fs.dup2) != 'function')
-		return null;
-
-	for (let p in FPING_PATHS)
-		if (fs.access(p, 'x'))
-			return p;
-
-	return null;
+	return child.find(fs, FPING_PATHS);
 }
 
 // Bookkeeping of fping's loop mode, separate from the process so that it
@@ -438,17 +432,8 @@ export function fping(env, path) {
 	let proc = null, rd = null, handle = null, sweeper = null, buf = '', tracker = null, cb = null;
 
 	function kill_child() {
-		if (proc) {
-			let pid = proc.pid();
-
-			proc.delete();
-
-			if (pid > 0)
-				system([ 'kill', '' + pid ]);
-		}
-
+		proc?.kill();
 		handle?.delete();
-		rd?.close();
 		sweeper?.cancel();
 		proc = rd = handle = sweeper = tracker = null;
 		buf = '';
@@ -495,47 +480,15 @@ export function fping(env, path) {
 
 			cb = on_result;
 
-			let pair = socket.pair(socket.SOCK_STREAM);
-
-			if (!pair)
-				return false;
-
-			rd = pair[0];
-
-			// The child's stdout must be the write end: for the moment of
-			// the fork, our fd 1 is pointed at it (saved in a free
-			// descriptor and put back right after).  No shell involved.
-			let fs = env.fs ?? require('fs'), save = null;
-
-			for (let n = 10; n < 1024 && save == null; n++)
-				if (!fs.access(`/proc/self/fd/${n}`))
-					save = n;
-
-			if (save == null || !fs.dup2(1, save)) {
-				pair[0].close();
-				pair[1].close();
-				rd = null;
-				return false;
-			}
-
-			fs.dup2(pair[1], 1);
-
 			let period = interval_ms * length(targets);
 
-			proc = env.uloop.process(path, [ '-l', '-p', '' + period, '-i', '' + interval_ms,
-				'-t', '' + timeout_ms, '-b', '16', ...targets ], {}, () => {
-				proc = null;
-			});
+			proc = child.spawn(env, path, [ '-l', '-p', '' + period, '-i', '' + interval_ms,
+				'-t', '' + timeout_ms, '-b', '16', ...targets ]);
 
-			fs.dup2(save, 1);
-			socket.open(save)?.close();
-			pair[1].close();
-
-			if (!proc) {
-				rd.close();
-				rd = null;
+			if (!proc)
 				return false;
-			}
+
+			rd = proc.sock;
 
 			let me = { emit: (r) => cb?.(r) };
 
@@ -558,7 +511,7 @@ export function fping(env, path) {
 		},
 
 		close: function() { this.stop(); },
-		running: () => proc != null
+		running: () => proc != null && proc.alive()
 	};
 }
 

@@ -7,7 +7,7 @@
 //
 // Scheduling:
 //   awake   after any method call or while a test runs; counters every
-//           200 ms, CAKE stats once a second (one tc run), probes round robin over the
+//           200 ms, CAKE stats once a second (from one long-running tc), probes round robin over the
 //           reflectors: 5/s while the WAN is loaded (throughput above 20 %
 //           of the shaper rate in either direction, or above 1 Mbit/s
 //           without a shaper; stays "loaded" 5 s after the last such
@@ -322,12 +322,12 @@ export function create(env, cfg) {
 		counter_timer?.set(COUNTER_MS);
 	}
 
-	// One `tc -s -j qdisc show` (all devices, one process a second) gives
-	// both CAKE instances; `exec` spares the shell's fork.
+	// One `tc -s -j qdisc show` a second (all devices, answered by one
+	// long-running tc: env.qdisc) gives both CAKE instances.
 	function cake_tick() {
 		let sec = wall_s();
 
-		env.run([ 'exec', 'tc', '-s', '-j', 'qdisc', 'show' ], (text) => {
+		env.qdisc.show((text) => {
 			let c = cake[sec] ??= {};
 
 			for (let dir in [ 'dl', 'ul' ]) {
@@ -377,6 +377,7 @@ export function create(env, cfg) {
 			cake_timer?.cancel();
 			counter_timer = cake_timer = null;
 			env.prober.stop();
+			env.qdisc.close();
 			interval = null;
 			awake = false;
 			loaded_until = null;

@@ -10,6 +10,7 @@
 import * as fs from 'fs';
 import * as probe from 'reterm.monitor.probe';
 import * as load from 'reterm.monitor.load';
+import * as qdisc from 'reterm.monitor.qdisc';
 
 export function mono() {
 	let c = clock(true);
@@ -50,7 +51,7 @@ export function env(opts) {
 
 	let prober = probe.open(base, opts.prober ?? 'auto');
 
-	return {
+	let me = {
 		clock: clk,
 		timer: (ms, cb) => uloop.timer(ms, cb),
 		prober,
@@ -77,6 +78,9 @@ export function env(opts) {
 			}, uloop.ULOOP_READ);
 		},
 
+		// `tc -s -j qdisc show` through one long-running tc (qdisc.uc)
+		qdisc: null,
+
 		load: function(dir, url, streams) {
 			if (!socket)
 				return {
@@ -90,4 +94,8 @@ export function env(opts) {
 				{ url, dir, streams });
 		}
 	};
+
+	me.qdisc = qdisc.open({ ...base, run: me.run });
+
+	return me;
 }

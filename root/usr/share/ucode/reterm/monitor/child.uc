@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Long-running helper processes (fping, tc -batch) talking to us over a
+// socketpair, without a shell.  uloop.process() cannot redirect, so for
+// the moment of the fork our own stdout (and stdin, when asked) point at
+// the child's end of the pair; the originals are saved in free
+// descriptors and put back right after.
+//
+//   let c = child.spawn(env, '/usr/bin/fping', [ '-l', ... ], { stdin: false });
+//   c.sock     our end (recv/send, for uloop.handle)
+//   c.kill()   ends the process and closes our end
+//   c.alive()  false once the process has exited
+//
+// Needs fs.dup2 (ucode 2024+); spawn() returns null without it, or when
+// the pair or the process cannot be made.
+
+'use strict';
+
+// the executable among paths, or null; null too when this ucode's fs
+// module has no dup2() (there is then no way to hand a child our pair)
+export function find(fs, paths) {
+	if (type(fs.dup2) != 'function')
+		return null;
+
+	for (let p in paths)
+		if (fs.access(p, 'x'))
+			return p;
+
+	return null;
+}
+
+function free_fd(fs, from) {
+	for (let n = from; n < 1024; n++)
+		if (!fs.access(`/proc/self/fd/${n}`))
+			return n;
+
+	return null;
+}
+
+// env: { uloop, socket, fs }; opts: { stdin: bool }
+export function spawn(env, path, argv, opts) {
+	let fs = env.fs ?? require('fs'), socket = env.socket ?? require('socket');
+
+	if (type(fs.dup2) != 'function')
+		return null;
+
+	let pair = socket.pair(socket.SOCK_STREAM);
+
+	if (!pair)
+		return null;
+
+	let fds = opts?.stdin ? [ 1, 0 ] : [ 1 ], saved = [];
+
+	for (let fd in fds) {
+		let s = free_fd(fs, 10 + length(saved));
+
+		if (s == null || !fs.dup2(fd, s))
+			break;
+
+		push(saved, [ fd, s ]);
+	}
+
+	let proc = null, exited = false;
+
+	if (length(saved) == length(fds)) {
+		for (let fd in fds)
+			fs.dup2(pair[1], fd);
+
+		proc = env.uloop.process(path, argv, {}, () => { exited = true; });
+	}
+
+	for (let s in saved) {
+		fs.dup2(s[1], s[0]);
+		socket.open(s[1])?.close();
+	}
+
+	pair[1].close();
+
+	if (!proc) {
+		pair[0].close();
+		return null;
+	}
+
+	return {
+		sock: pair[0],
+		alive: () => !exited,
+		kill: function() {
+			if (proc) {
+				let pid = proc.pid();
+
+				proc.delete();
+
+				if (pid > 0 && !exited)
+					system([ 'kill', '' + pid ]);
+			}
+
+			pair[0].close();
+			proc = null;
+			exited = true;
+		}
+	};
+}

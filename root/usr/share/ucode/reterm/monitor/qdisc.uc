@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// `tc -s -j qdisc show` once a second without a process a second: one
+// long-running `tc -s -j -force -batch -` reads the command from our end
+// of a socketpair and answers each with one JSON line (iproute2 flushes
+// after every batch command).  Under the lab's software emulation a tc
+// start costs ~170 ms of CPU; a batch answer costs what the dump costs.
+//
+//   let q = qdisc.open(env);   // env: { uloop, socket, fs, clock, run }
+//   q.show(cb);                // cb(json text) or cb(null)
+//   q.close();                 // ends tc (the sampler does so asleep)
+//
+// Without the socket module, fs.dup2 or a tc binary, or when tc keeps dying, show() falls
+// back to one `tc` run per call through env.run.
+
+'use strict';
+
+import * as child from 'reterm.monitor.child';
+
+export const TC_PATHS = [ '/usr/sbin/tc', '/sbin/tc', '/usr/bin/tc', '/bin/tc' ];
+export const ANSWER_MS = 900;	// no answer by then: restart tc next time
+export const MAX_RESTARTS = 3;
+
+export const COMMAND = [ 'exec', 'tc', '-s', '-j', 'qdisc', 'show' ];
+
+// paths: where to look for tc (tests hand in stand-ins)
+export function open(env, paths) {
+	let fs = env.fs ?? require('fs'), socket = env.socket;
+	let path = socket ? child.find(fs, paths ?? TC_PATHS) : null;
+	let proc = null, handle = null, timer = null, buf = '', waiting = null, restarts = 0;
+
+	function stop_child() {
+		handle?.delete();
+		timer?.cancel();
+		proc?.kill();
+		proc = handle = timer = null;
+		buf = '';
+	}
+
+	function answer(text) {
+		let cb = waiting;
+
+		waiting = null;
+		timer?.cancel();
+		timer = null;
+		cb?.(text);
+	}
+
+	function readable() {
+		let chunk, eof = false;
+
+		while ((chunk = proc.sock.recv(65536, socket.MSG_DONTWAIT)) != null) {
+			if (chunk == '') {
+				eof = true;
+				break;
+			}
+
+			buf += chunk;
+		}
+
+		let nl = index(buf, '\n');
+
+		if (nl >= 0) {
+			let line = substr(buf, 0, nl);
+
+			buf = substr(buf, nl + 1);
+			restarts = 0;
+			answer(line);
+		}
+
+		if (eof) {	// tc exited: started again on the next show
+			stop_child();
+			answer(null);
+		}
+	}
+
+	function start() {
+		proc = child.spawn({ ...env, fs, socket }, path, [ '-s', '-j', '-force', '-batch', '-' ], { stdin: true });
+
+		if (!proc)
+			return false;
+
+		handle = env.uloop.handle(proc.sock, readable, env.uloop.ULOOP_READ);
+
+		return true;
+	}
+
+	return {
+		batch: () => proc != null,
+
+		show: function(cb) {
+			if (waiting)	// the last one is still out: this one is skipped
+				return cb(null);
+
+			if (path && !proc?.alive() && restarts < MAX_RESTARTS) {
+				stop_child();
+				restarts++;
+				start();
+			}
+
+			if (proc?.alive()) {
+				waiting = cb;
+				buf = '';
+				proc.sock.send('qdisc show\n');
+				timer = env.uloop.timer(ANSWER_MS, () => {
+					timer = null;
+					stop_child();
+					answer(null);
+				});
+
+				return;
+			}
+
+			env.run(COMMAND, cb);
+		},
+
+		close: function() {
+			stop_child();
+			waiting = null;
+			restarts = 0;
+		}
+	};
+}
