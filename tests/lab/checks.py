@@ -61,6 +61,16 @@ CHECKS = {
          lambda m: m.get("skipped") or m["grade_unshaped"] in ("D", "F")),
         ("guided test with the Shaping settings grades A or A+",
          lambda m: m.get("skipped") or m["grade_shaped"] in ("A", "A+")),
+        # the CPU figures (sampler_cpu_pct*) are reported, not checked; these
+        # say they were measured in the state they claim
+        ("sampler under load probes 5/s and makes a row a second",
+         lambda m: m.get("skipped") or all(
+             m["sampler_interval_ms" + k] == 200 and m["sampler_rows" + k] >= 20
+             for k in ("", "_no_tc"))),
+        ("sampler rows carry CAKE columns from the batch tc (none with --no-cake)",
+         lambda m: m.get("skipped") or (
+             m["sampler_tc_batch"] == 1 and m["sampler_cake_rows"] >= 20
+             and m["sampler_cake_rows_no_tc"] == 0)),
     ],
     "proxy-web": [
         ("ports web: 80 and 443 are re-terminated (IPv4 and IPv6)",

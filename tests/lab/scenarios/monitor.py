@@ -5,8 +5,9 @@ server, without and with the Shaping settings; and the sampler's CPU at
 import json
 import os
 import sys
+import time
 
-from labkit import sh, topo
+from labkit import measure, sh, topo
 from labkit.reterm import ROOT, ucode_binary
 from scenarios import shaping
 from scenarios.proxy import HTTPD
@@ -48,15 +49,28 @@ def run():
         res["rpm_shaped"] = r["rpm"]
         for key in ("grade_unshaped", "grade_shaped"):
             res[key + "_rank"] = GRADE_RANK.index(res[key]) if res[key] in GRADE_RANK else -1
-        # 5 probes/s with counters and `tc -s -j` once a second (as retermd
-        # under load), then the same without tc to see what tc costs
-        for key, extra in (("", ["--wan", "rtr-wan"]), ("_no_tc", [])):
-            s = json.loads(sh.run([ucode, "-L", os.path.join(ROOT, "usr", "share", "ucode"),
-                                   MONITOR_TEST, "--sample-seconds", 30,
-                                   "--reflector", topo.SRV4] + extra, ns="rtr", timeout=120))
-            res["sampler_cpu_pct" + key] = s["cpu_pct"]
-            res["sampler_cpu_pct_self" + key] = s["cpu_pct_self"]
-            res["sampler_probes" + key] = s["probes"]
+        # retermd's sampler service with a viewer polling once a second,
+        # while a download keeps the WAN loaded (5 probes/s), with CAKE
+        # stats (one `qdisc show` a second) and without
+        iperf = measure.start_iperf_server()
+        load = sh.spawn(["iperf3", "-c", topo.SRV4, "-R", "-t", 80], ns="cli")
+        try:
+            time.sleep(3)
+            for key, extra in (("", []), ("_no_tc", ["--no-cake"])):
+                s = json.loads(sh.run([ucode, "-L", os.path.join(ROOT, "usr", "share", "ucode"),
+                                       MONITOR_TEST, "--sample-seconds", 30, "--wan", "rtr-wan",
+                                       "--shaper-down-kbit", kbit, "--shaper-up-kbit", kbit,
+                                       "--reflector", topo.SRV4] + extra, ns="rtr", timeout=120))
+                res["sampler_cpu_pct" + key] = s["cpu_pct"]
+                res["sampler_cpu_pct_self" + key] = s["cpu_pct_self"]
+                res["sampler_probes" + key] = s["probes"]
+                res["sampler_interval_ms" + key] = s["interval_ms"]
+                res["sampler_cake_rows" + key] = s["cake_rows"]
+                res["sampler_rows" + key] = s["rows"]
+                res["sampler_tc_batch" + key] = int(bool(s["tc_batch"]))
+        finally:
+            load.kill()
+            iperf.kill()
         res["sampler_prober"] = s["prober"]
         return res
     finally:

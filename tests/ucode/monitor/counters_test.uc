@@ -7,6 +7,7 @@
 'use strict';
 
 import { readfile } from 'fs';
+import * as fs from 'fs';
 import { cursor } from 'uci';
 import * as C from 'reterm.monitor.counters';
 import { load_config, DEFAULT_REFLECTORS } from 'reterm.monitor.service';
@@ -47,6 +48,36 @@ c.eq('fq_codel only', C.parse_cake('[{"kind":"fq_codel","root":true}]', null), n
 c.eq('read_bytes of lo', type(C.read_bytes('lo', readfile)?.rx), 'int');
 c.eq('read_bytes refuses a path trick', C.read_bytes('../../etc', (p) => die(`read ${p}`)), null);
 c.eq('read_bytes of a missing device', C.read_bytes('nosuchdev0', readfile), null);
+
+let br = C.bytes_reader('lo', fs), b1 = br.read(), b2 = br.read();
+
+c.ok('bytes_reader of lo: ints, never going back', type(b1?.rx) == 'int' && b2.rx >= b1.rx && b2.tx >= b1.tx);
+br.close();
+c.eq('bytes_reader of a missing device', C.bytes_reader('nosuchdev0', fs).read(), null);
+c.eq('bytes_reader refuses a path trick before opening anything',
+	C.bytes_reader('../../etc', { open: (p) => die(`open ${p}`) }).read(), null);
+
+// a fake device whose files fail once: closed, opened again on the next read
+let opens = [], fail = false, val = { rx: '100\n', tx: '7\n' };
+let ffs = { open: (p) => {
+	push(opens, p);
+
+	let d = match(p, /(rx|tx)_bytes$/)[1];
+
+	return { seek: () => true, read: () => fail ? null : val[d], close: () => null };
+} };
+let fr = C.bytes_reader('wan0', ffs);
+
+c.eq('bytes_reader: values', [ fr.read(), fr.read() ], [ { rx: 100, tx: 7 }, { rx: 100, tx: 7 } ]);
+c.eq('... the two files opened once', opens, [ '/sys/class/net/wan0/statistics/rx_bytes', '/sys/class/net/wan0/statistics/tx_bytes' ]);
+fail = true;
+c.eq('... a failed read: null', fr.read(), null);
+fail = false;
+val.rx = '250\n';
+c.eq('... then opened again', [ fr.read(), length(opens) ], [ { rx: 250, tx: 7 }, 4 ]);
+c.eq('bytes_reader without open() reads the files each time',
+	C.bytes_reader('wan0', { readfile: (p) => match(p, /rx_bytes$/) ? '5\n' : '6\n' }).read(), { rx: 5, tx: 6 });
+
 c.eq('delta', C.delta(100, 250), 150);
 c.eq('delta wraps at 2^32', C.delta(4294967000, 100), 396);
 c.eq('delta of a reset 64 bit counter', C.delta(5000000000, 100), null);
@@ -60,6 +91,23 @@ for (let i = 0; i <= 15; i++)
 c.eq('second: bit/s', r.second(1718000001), { rx: 18000000, tx: 1000000 });
 c.eq('recent: bit/s', r.recent(1000), { rx: 18000000, tx: 1000000 });
 c.eq('no readings for that second', r.second(1717999990), null);
+
+// 8 Mbit/s for 2 s, then 16 Mbit/s: the window decides
+let v = C.rates(), vb = 0;
+
+for (let i = 0; i <= 15; i++) {
+	v.feed(T + i * 200, { rx: vb, tx: 0 });
+	vb += (i < 10) ? 200000 : 400000;
+}
+
+c.eq('recent(1000): the last second only', v.recent(1000).rx, 16000000);
+c.eq('recent(3000): the whole log', v.recent(3000).rx, int((10 * 200000 + 5 * 400000) * 8 / 3.0 + 0.5));
+
+let g = C.rates();
+
+g.feed(T, { rx: 0, tx: 0 });
+g.feed(T + 3000, { rx: 3000000, tx: 0 });
+c.eq('recent after a 3 s gap: the reading before the last', g.recent(1000).rx, 8000000);
 
 let w = C.rates();
 

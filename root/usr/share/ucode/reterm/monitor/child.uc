@@ -6,10 +6,17 @@
 // the child's end of the pair; the originals are saved in free
 // descriptors and put back right after.
 //
-//   let c = child.spawn(env, '/usr/bin/fping', [ '-l', ... ], { stdin: false });
-//   c.sock     our end (recv/send, for uloop.handle)
-//   c.kill()   ends the process and closes our end
+//   let c = child.spawn(env, '/usr/bin/fping', [ '-l', ... ], { stdin: false, readable: cb });
+//   c.sock     our end (recv/send); cb() runs when it is readable
+//   c.kill()   unregisters cb, ends the process and closes our end, in
+//              that order: an fd closed while still registered stays in
+//              epoll as long as any process holds a copy, and its events
+//              would then reach freed memory
 //   c.alive()  false once the process has exited
+//
+// Both ends are close-on-exec, so no other child inherits them (fping
+// holding tc's pair would hide tc's exit); dup2() onto 0/1 clears the flag
+// for the one child that should have it.
 //
 // Needs fs.dup2 (ucode 2024+); spawn() returns null without it, or when
 // the pair or the process cannot be made.
@@ -44,7 +51,7 @@ export function spawn(env, path, argv, opts) {
 	if (type(fs.dup2) != 'function')
 		return null;
 
-	let pair = socket.pair(socket.SOCK_STREAM);
+	let pair = socket.pair(socket.SOCK_STREAM | (socket.SOCK_CLOEXEC ?? 0));
 
 	if (!pair)
 		return null;
@@ -81,10 +88,15 @@ export function spawn(env, path, argv, opts) {
 		return null;
 	}
 
+	let handle = opts?.readable ? env.uloop.handle(pair[0], opts.readable, env.uloop.ULOOP_READ) : null;
+
 	return {
 		sock: pair[0],
 		alive: () => !exited,
 		kill: function() {
+			handle?.delete();
+			handle = null;
+
 			if (proc) {
 				let pid = proc.pid();
 

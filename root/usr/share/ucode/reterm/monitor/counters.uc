@@ -49,6 +49,55 @@ export function read_bytes(dev, readfile) {
 	return (n(rx) != null && n(tx) != null) ? { rx, tx } : null;
 }
 
+// The same, read every 200 ms from two files kept open (seek to 0 and read
+// again gives a fresh value; saves the open/close and path walk a read
+// costs, the most of what the sampler spends between probes).  Any
+// failed read closes both; the next read() opens them again, so a WAN
+// device that went away and came back (PPPoE) is found again.
+//   let r = bytes_reader(dev, fs);  r.read() -> {rx, tx} | null;  r.close()
+// fs needs open(); without it every read() is a read_bytes(dev, fs.readfile).
+export function bytes_reader(dev, fs) {
+	let ok = netdev(dev) != null, files = null;
+	let paths = ok ? [ `/sys/class/net/${dev}/statistics/rx_bytes`, `/sys/class/net/${dev}/statistics/tx_bytes` ] : null;
+
+	function close() {
+		files?.[0]?.close();
+		files?.[1]?.close();
+		files = null;
+	}
+
+	function value(f) {
+		let v = (f && f.seek(0)) ? f.read('all') : null;
+
+		return (v == null || v == '') ? null : +v;
+	}
+
+	return {
+		read: function() {
+			if (!ok)
+				return null;
+
+			if (type(fs.open) != 'function')
+				return read_bytes(dev, fs.readfile);
+
+			files ??= [ fs.open(paths[0], 'r'), fs.open(paths[1], 'r') ];
+
+			let rx = value(files[0]), tx = value(files[1]);
+
+			// "123\n" converts to 123; null (failed or empty read) and NaN are
+			// no int
+			if (type(rx) != 'int' || type(tx) != 'int' || rx < 0 || tx < 0) {
+				close();
+				return null;
+			}
+
+			return { rx, tx };
+		},
+
+		close
+	};
+}
+
 // counter difference; a counter that went backwards wrapped at 2^32 (32 bit
 // kernels) when the old value fit in 32 bits, else it was reset (null)
 export function delta(prev, cur) {
@@ -120,16 +169,12 @@ export function rates() {
 			if (length(log) < 2)
 				return null;
 
-			let b = log[-1], a = log[0];
+			// the oldest reading inside the window (searched from the
+			// newest), at least the one before the last
+			let b = log[-1], a = log[-2];
 
-			for (let e in log)
-				if (e[0] >= b[0] - window_ms) {
-					a = e;
-					break;
-				}
-
-			if (a === b)
-				a = log[-2];
+			for (let i = length(log) - 3; i >= 0 && log[i][0] >= b[0] - window_ms; i--)
+				a = log[i];
 
 			return rate(a, b);
 		}
@@ -138,18 +183,20 @@ export function rates() {
 
 // The CAKE qdisc of `dev` in a `tc -s -j qdisc show` JSON text: the root
 // qdisc of kind cake (or any cake when none is root), summed over its
-// tins.  Returns null when there is none or the text is not JSON:
+// tins.  `text` may also be the parsed array (parse once for both devices).
+// Returns null when there is none or the text is not JSON:
 //   { dev, bandwidth_bps, tins, peak_us, avg_us, base_us (worst tin),
 //     drops, ecn, backlog (sums over the tins), ack_drops }
 export function parse_cake(text, dev) {
-	let data;
+	let data = text;
 
-	try {
-		data = json(text);
-	}
-	catch (e) {
-		return null;
-	}
+	if (type(text) == 'string')
+		try {
+			data = json(text);
+		}
+		catch (e) {
+			return null;
+		}
 
 	if (type(data) != 'array')
 		return null;

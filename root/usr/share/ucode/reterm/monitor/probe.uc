@@ -429,23 +429,21 @@ export function fping_tracker(targets, interval_ms, timeout_ms, start_ms, emit) 
 
 export function fping(env, path) {
 	let socket = env.socket ?? require('socket');
-	let proc = null, rd = null, handle = null, sweeper = null, buf = '', tracker = null, cb = null;
+	let proc = null, rd = null, sweeper = null, buf = '', tracker = null, cb = null;
 
 	function kill_child() {
 		proc?.kill();
-		handle?.delete();
 		sweeper?.cancel();
-		proc = rd = handle = sweeper = tracker = null;
+		proc = rd = sweeper = tracker = null;
 		buf = '';
 	}
 
 	function readable() {
-		let chunk;
+		let chunk, eof = false;
 
-		while ((chunk = rd.recv(4096, socket.MSG_DONTWAIT)) != null) {
-			if (chunk == '') {	// fping exited
-				handle?.delete();
-				handle = null;
+		while ((chunk = rd?.recv(4096, socket.MSG_DONTWAIT)) != null) {
+			if (chunk == '') {
+				eof = true;
 				break;
 			}
 
@@ -463,6 +461,13 @@ export function fping(env, path) {
 
 			if (r && tracker)
 				tracker.reply(r.target, r.seq, r.rtt, now);
+		}
+
+		// fping exited: stop listening; the sweeper reports the missing
+		// answers as lost, and the next start() runs a new fping
+		if (eof && proc) {
+			proc.kill();
+			proc = rd = null;
 		}
 	}
 
@@ -483,7 +488,7 @@ export function fping(env, path) {
 			let period = interval_ms * length(targets);
 
 			proc = child.spawn(env, path, [ '-l', '-p', '' + period, '-i', '' + interval_ms,
-				'-t', '' + timeout_ms, '-b', '16', ...targets ]);
+				'-t', '' + timeout_ms, '-b', '16', ...targets ], { readable });
 
 			if (!proc)
 				return false;
@@ -493,7 +498,6 @@ export function fping(env, path) {
 			let me = { emit: (r) => cb?.(r) };
 
 			tracker = fping_tracker(targets, interval_ms, timeout_ms, env.clock.mono(), me.emit);
-			handle = env.uloop.handle(rd, readable, env.uloop.ULOOP_READ);
 
 			let sweep = () => {
 				tracker?.sweep(env.clock.mono());

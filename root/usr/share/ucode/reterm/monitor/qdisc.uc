@@ -27,13 +27,12 @@ export const COMMAND = [ 'exec', 'tc', '-s', '-j', 'qdisc', 'show' ];
 export function open(env, paths) {
 	let fs = env.fs ?? require('fs'), socket = env.socket;
 	let path = socket ? child.find(fs, paths ?? TC_PATHS) : null;
-	let proc = null, handle = null, timer = null, buf = '', waiting = null, restarts = 0;
+	let proc = null, timer = null, buf = '', waiting = null, restarts = 0;
 
 	function stop_child() {
-		handle?.delete();
 		timer?.cancel();
 		proc?.kill();
-		proc = handle = timer = null;
+		proc = timer = null;
 		buf = '';
 	}
 
@@ -49,7 +48,7 @@ export function open(env, paths) {
 	function readable() {
 		let chunk, eof = false;
 
-		while ((chunk = proc.sock.recv(65536, socket.MSG_DONTWAIT)) != null) {
+		while ((chunk = proc?.sock.recv(65536, socket.MSG_DONTWAIT)) != null) {
 			if (chunk == '') {
 				eof = true;
 				break;
@@ -75,14 +74,10 @@ export function open(env, paths) {
 	}
 
 	function start() {
-		proc = child.spawn({ ...env, fs, socket }, path, [ '-s', '-j', '-force', '-batch', '-' ], { stdin: true });
+		proc = child.spawn({ ...env, fs, socket }, path, [ '-s', '-j', '-force', '-batch', '-' ],
+			{ stdin: true, readable });
 
-		if (!proc)
-			return false;
-
-		handle = env.uloop.handle(proc.sock, readable, env.uloop.ULOOP_READ);
-
-		return true;
+		return proc != null;
 	}
 
 	return {

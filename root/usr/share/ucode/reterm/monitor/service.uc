@@ -126,7 +126,9 @@ export function load_config(cursor, wan_lookup) {
 //   timer     (ms, cb) -> { set(ms), cancel() }
 //   prober    start(targets, interval_ms, timeout_ms, cb) / stop() / name
 //   readfile  (path) -> text | null
-//   run       (argv, cb(text|null)) runs a command, output to cb (tc)
+//   open      (path, mode) -> file handle, optional (WAN counters kept open)
+//   qdisc     { show(cb(text|null)), close() }: `tc -s -j qdisc show`
+//             (reterm.monitor.qdisc)
 //   load      (dir, url, streams) -> load group (reterm.monitor.load)
 //   fs        for the results file (reterm.monitor.store)
 //   id        () -> random hex string
@@ -137,6 +139,7 @@ export function create(env, cfg) {
 	let sec_ring = ring.create({ step: 1, size: 600, id: env.id() });
 	let min_ring = ring.create({ step: 60, size: 1440, id: sec_ring.id });
 	let rates = counters.rates();
+	let wan_bytes = cfg.wan ? counters.bytes_reader(cfg.wan, { open: env.open, readfile: env.readfile }) : null;
 	let awake = false, last_call = null, counter_timer = null, cake_timer = null;
 	let interval = null, loaded_until = null, loaded = false;
 	let open_secs = {};		// second -> { rtts, sent, lost }
@@ -305,7 +308,7 @@ export function create(env, cfg) {
 	function counter_tick() {
 		let now = env.clock.mono(), wall = env.clock.wall();
 
-		rates.feed(wall, cfg.wan ? counters.read_bytes(cfg.wan, env.readfile) : null);
+		rates.feed(wall, wan_bytes ? wan_bytes.read() : null);
 
 		loaded = is_loaded(now);
 
@@ -328,7 +331,14 @@ export function create(env, cfg) {
 		let sec = wall_s();
 
 		env.qdisc.show((text) => {
-			let c = cake[sec] ??= {};
+			let c = cake[sec] ??= {}, data = null;
+
+			try {
+				data = (text != null) ? json(text) : null;
+			}
+			catch (e) {
+				data = null;
+			}
 
 			for (let dir in [ 'dl', 'ul' ]) {
 				let dev = cfg.cake?.[dir];
@@ -336,7 +346,7 @@ export function create(env, cfg) {
 				if (!dev)
 					continue;
 
-				let cur = (text != null) ? counters.parse_cake(text, dev) : null;
+				let cur = (data != null) ? counters.parse_cake(data, dev) : null;
 
 				c[dir] = cur;
 				c[`${dir}_prev`] = cake_prev[dir];
@@ -378,6 +388,7 @@ export function create(env, cfg) {
 			counter_timer = cake_timer = null;
 			env.prober.stop();
 			env.qdisc.close();
+			wan_bytes?.close();
 			interval = null;
 			awake = false;
 			loaded_until = null;

@@ -56,6 +56,7 @@ export function env(opts) {
 		timer: (ms, cb) => uloop.timer(ms, cb),
 		prober,
 		readfile: (p) => fs.readfile(p),
+		open: (p, mode) => fs.open(p, mode),
 		fs,
 		id: random_id,
 		log: opts.log,

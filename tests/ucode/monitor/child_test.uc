@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// reterm.monitor.child with real processes: each child holds only its own
+// socketpair (both ends close-on-exec), and ending one child while another
+// runs is safe.  Before both were true, retermd crashed (SIGSEGV in
+// uloop) the first time the WAN got loaded: fping was restarted at 5/s
+// while the batch tc held a copy of fping's old socket.
+
+'use strict';
+
+import * as uloop from 'uloop';
+import * as fs from 'fs';
+import * as C from 'reterm.monitor.child';
+import { mono, wall } from 'reterm.monitor.sys';
+import { checker } from 'sim';
+
+let c = checker('monitor/child');
+let socket = null;
+
+try { socket = require('socket'); } catch (e) { socket = null; }
+
+if (!socket || type(fs.dup2) != 'function') {
+	print('skipped: the socket module or fs.dup2 is missing in this ucode\n');
+	exit(0);
+}
+
+let dir = sprintf('%s/reterm-child-%d-%d', getenv('TMPDIR') ?? '/tmp', int(mono()), int(wall() % 100000));
+
+fs.mkdir(dir);
+
+function script(name, body) {
+	fs.writefile(`${dir}/${name}`, `#!/bin/sh\n${body}\n`);
+	fs.chmod(`${dir}/${name}`, 0o755);
+
+	return `${dir}/${name}`;
+}
+
+// pid of the process running stand-in `name`
+function pid_of(name) {
+	for (let d in fs.lsdir('/proc') ?? [])
+		if (match(d, /^[0-9]+$/) && split(fs.readfile(`/proc/${d}/cmdline`) ?? '', '\0')[1] == `${dir}/${name}`)
+			return d;
+
+	return null;
+}
+
+// the distinct sockets a process has open
+function sockets(pid) {
+	let seen = {};
+
+	for (let fd in fs.lsdir(`/proc/${pid}/fd`) ?? []) {
+		let l = fs.readlink(`/proc/${pid}/fd/${fd}`);
+
+		if (l && match(l, /^socket:/))
+			seen[l] = true;
+	}
+
+	return length(keys(seen));
+}
+
+let echo = script('echo', 'while read -r l; do echo "$l"; done');
+let other = script('other', 'while read -r l; do echo "$l"; done');
+let env = { uloop, fs, socket };
+let got = [];
+
+uloop.init();
+
+let a = null;
+
+a = C.spawn(env, echo, [], { stdin: true, readable: () => push(got, a.sock.recv(100, socket.MSG_DONTWAIT)) });
+let b = C.spawn(env, other, [], { stdin: true, readable: () => null });
+
+c.ok('two children running', a?.alive() && b?.alive());
+
+uloop.timer(300, () => {
+	c.eq('the first child holds one socket: its own end', sockets(pid_of('echo')), 1);
+	c.eq('the second child holds one socket: not the first one\'s pair', sockets(pid_of('other')), 1);
+	a.sock.send('ping\n');
+});
+
+uloop.timer(600, () => {
+	c.eq('the first child answers on its pair', got, [ 'ping\n' ]);
+	a.kill();
+	c.ok('kill(): not alive', !a.alive());
+});
+
+uloop.timer(1200, () => {
+	c.eq('... its process is gone', pid_of('echo'), null);
+	c.ok('... the other one runs on', b.alive() && pid_of('other') != null);
+	b.kill();
+	uloop.end();
+});
+
+uloop.run();
+
+for (let f in fs.lsdir(dir) ?? [])
+	fs.unlink(`${dir}/${f}`);
+
+fs.rmdir(dir);
+c.done();
