@@ -11,8 +11,7 @@
 import * as uloop from 'uloop';
 import * as fs from 'fs';
 import * as C from 'reterm.monitor.child';
-import { mono, wall } from 'reterm.monitor.sys';
-import { checker } from 'sim';
+import { checker, standins } from 'sim';
 
 let c = checker('monitor/child');
 let socket = null;
@@ -24,25 +23,7 @@ if (!socket || type(fs.dup2) != 'function') {
 	exit(0);
 }
 
-let dir = sprintf('%s/reterm-child-%d-%d', getenv('TMPDIR') ?? '/tmp', int(mono()), int(wall() % 100000));
-
-fs.mkdir(dir);
-
-function script(name, body) {
-	fs.writefile(`${dir}/${name}`, `#!/bin/sh\n${body}\n`);
-	fs.chmod(`${dir}/${name}`, 0o755);
-
-	return `${dir}/${name}`;
-}
-
-// pid of the process running stand-in `name`
-function pid_of(name) {
-	for (let d in fs.lsdir('/proc') ?? [])
-		if (match(d, /^[0-9]+$/) && split(fs.readfile(`/proc/${d}/cmdline`) ?? '', '\0')[1] == `${dir}/${name}`)
-			return d;
-
-	return null;
-}
+let st = standins('child');
 
 // the distinct sockets a process has open
 function sockets(pid) {
@@ -58,8 +39,8 @@ function sockets(pid) {
 	return length(keys(seen));
 }
 
-let echo = script('echo', 'while read -r l; do echo "$l"; done');
-let other = script('other', 'while read -r l; do echo "$l"; done');
+let echo = st.script('echo', 'while read -r l; do echo "$l"; done');
+let other = st.script('other', 'while read -r l; do echo "$l"; done');
 let env = { uloop, fs, socket };
 let got = [];
 
@@ -73,8 +54,8 @@ let b = C.spawn(env, other, [], { stdin: true, readable: () => null });
 c.ok('two children running', a?.alive() && b?.alive());
 
 uloop.timer(300, () => {
-	c.eq('the first child holds one socket: its own end', sockets(pid_of('echo')), 1);
-	c.eq('the second child holds one socket: not the first one\'s pair', sockets(pid_of('other')), 1);
+	c.eq('the first child holds one socket: its own end', sockets(st.pid('echo')), 1);
+	c.eq('the second child holds one socket: not the first one\'s pair', sockets(st.pid('other')), 1);
 	a.sock.send('ping\n');
 });
 
@@ -85,16 +66,13 @@ uloop.timer(600, () => {
 });
 
 uloop.timer(1200, () => {
-	c.eq('... its process is gone', pid_of('echo'), null);
-	c.ok('... the other one runs on', b.alive() && pid_of('other') != null);
+	c.eq('... its process is gone', st.pid('echo'), null);
+	c.ok('... the other one runs on', b.alive() && st.pid('other') != null);
 	b.kill();
 	uloop.end();
 });
 
 uloop.run();
 
-for (let f in fs.lsdir(dir) ?? [])
-	fs.unlink(`${dir}/${f}`);
-
-fs.rmdir(dir);
+st.remove();
 c.done();

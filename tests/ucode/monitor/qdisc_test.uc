@@ -13,25 +13,14 @@ import * as uloop from 'uloop';
 import * as fs from 'fs';
 import * as Q from 'reterm.monitor.qdisc';
 import { mono, wall } from 'reterm.monitor.sys';
-import { checker } from 'sim';
+import { checker, standins } from 'sim';
 
 let c = checker('monitor/qdisc');
 let socket = null;
 
 try { socket = require('socket'); } catch (e) { socket = null; }
 
-let dir = sprintf('%s/reterm-qdisc-%d-%d', getenv('TMPDIR') ?? '/tmp', int(mono()), int(wall() % 100000));
-
-fs.mkdir(dir);
-
-function script(name, body) {
-	let p = `${dir}/${name}`;
-
-	fs.writefile(p, `#!/bin/sh\n${body}\n`);
-	fs.chmod(p, 0o755);
-
-	return p;
-}
+let st = standins('qdisc'), script = st.script;
 
 let good = script('good', 'n=0; while read -r l; do n=$((n + 1)); echo "[{\\"n\\":$n,\\"cmd\\":\\"$l\\"}]"; done');
 let dies = script('dies', 'read -r l; echo "[{\\"n\\":1}]"; exit 0');
@@ -56,17 +45,6 @@ function shows(q, n, done) {
 	}
 
 	next();
-}
-
-// processes running the stand-in `name` (its path is their argv[1])
-function pids(name) {
-	let n = 0;
-
-	for (let d in fs.lsdir('/proc') ?? [])
-		if (match(d, /^[0-9]+$/) && split(fs.readfile(`/proc/${d}/cmdline`) ?? '', '\0')[1] == `${dir}/${name}`)
-			n++;
-
-	return n;
 }
 
 let steps = [];
@@ -95,10 +73,10 @@ step((next) => {
 			map(got, (t) => json(t)[0].n), [ 1, 2, 3 ]);
 		c.eq('... with the qdisc show command', json(got[0])[0].cmd, 'qdisc show');
 		c.ok('... as a batch child', q.batch());
-		c.eq('... exactly one stand-in running', pids('good'), 1);
+		c.eq('... exactly one stand-in running', st.count('good'), 1);
 		q.close();
 		uloop.timer(100, () => {
-			c.eq('close() ends it', pids('good'), 0);
+			c.eq('close() ends it', st.count('good'), 0);
 			c.eq('env.run never used', runs, []);
 			next();
 		});
@@ -129,7 +107,7 @@ step((next) => {
 				[ got[-1], runs[-1] ], [ '[]', join(' ', Q.COMMAND) ]);
 			q.close();
 			uloop.timer(100, () => {
-				c.eq('... and no stand-in is left', pids('mute'), 0);
+				c.eq('... and no stand-in is left', st.count('mute'), 0);
 				next();
 			});
 		});
@@ -161,7 +139,13 @@ if (tc)
 			c.eq('... listing the loopback device', length(filter(a[1] ?? [], (x) => x.dev == 'lo')), 1);
 			c.eq('... from the batch child', [ q.batch(), runs ], [ true, [] ]);
 			q.close();
-			next();
+
+			let once = Q.open({ uloop, fs, socket: null });
+
+			once.show((text) => {
+				c.eq('real tc without the socket module: a tc run answers', type(json(text ?? 'null')), 'array');
+				next();
+			});
 		});
 	});
 
@@ -169,8 +153,5 @@ uloop.timer(30000, () => { c.ok('finished in time', false); uloop.end(); });
 go();
 uloop.run();
 
-for (let f in fs.lsdir(dir) ?? [])
-	fs.unlink(`${dir}/${f}`);
-
-fs.rmdir(dir);
+st.remove();
 c.done();

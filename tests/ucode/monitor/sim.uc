@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Test doubles for the sampler: a simulated clock with timers (uloop.timer
-// look-alike), a fake prober, fake HTTP load, an in-memory fs and a tiny
-// check/report helper.  Everything runs synchronously: advance(ms) fires
+// look-alike), a fake prober, fake HTTP load, an in-memory fs, a tiny
+// check/report helper, and stand-in scripts for tests with real processes.  Everything runs synchronously: advance(ms) fires
 // the timers that fall due, in time order.
 
 'use strict';
@@ -232,5 +232,47 @@ export function memfs(files) {
 		unlink: (p) => { delete files[p]; return true; },
 		mkdir: () => true,
 		stat: (p) => (files[p] != null) ? { type: 'file' } : { type: 'directory' }
+	};
+}
+
+// ---- stand-in processes ------------------------------------------------------
+
+// Shell scripts in a fresh temporary directory, for tests that start real
+// child processes:
+//   let st = standins('qdisc');
+//   st.script('good', 'while read -r l; do echo "$l"; done')  -> its path
+//   st.count('good')   processes running it now (their argv[1] is its path)
+//   st.pid('good')     one of them, or null
+//   st.remove()        deletes the directory
+export function standins(tag) {
+	let fs = require('fs'), c = clock(true);
+	let dir = sprintf('%s/reterm-%s-%d-%d', getenv('TMPDIR') ?? '/tmp', tag, c[0], c[1]);
+
+	fs.mkdir(dir);
+
+	function pids(name) {
+		return filter(fs.lsdir('/proc') ?? [], (d) => match(d, /^[0-9]+$/) &&
+			split(fs.readfile(`/proc/${d}/cmdline`) ?? '', '\0')[1] == `${dir}/${name}`);
+	}
+
+	return {
+		dir,
+
+		script: function(name, body) {
+			fs.writefile(`${dir}/${name}`, `#!/bin/sh\n${body}\n`);
+			fs.chmod(`${dir}/${name}`, 0o755);
+
+			return `${dir}/${name}`;
+		},
+
+		count: (name) => length(pids(name)),
+		pid: (name) => pids(name)[0],
+
+		remove: function() {
+			for (let f in fs.lsdir(dir) ?? [])
+				fs.unlink(`${dir}/${f}`);
+
+			fs.rmdir(dir);
+		}
 	};
 }

@@ -7,11 +7,11 @@
 //
 // Scheduling:
 //   awake   after any method call or while a test runs; counters every
-//           200 ms, CAKE stats once a second (from one long-running tc), probes round robin over the
-//           reflectors: 5/s while the WAN is loaded (throughput above 20 %
-//           of the shaper rate in either direction, or above 1 Mbit/s
-//           without a shaper; stays "loaded" 5 s after the last such
-//           reading), else 1/s
+//           200 ms, CAKE stats once a second (from one long-running tc),
+//           probes round robin over the reflectors: 5/s while the WAN
+//           is loaded (throughput above 20 % of the shaper rate in
+//           either direction, or above 1 Mbit/s without a shaper; stays
+//           "loaded" 5 s after the last such reading), else 1/s
 //   asleep  60 s after the last call with no test running: no timers,
 //           no probes, no processes; the rings keep their data (the gap
 //           shows as null rows)

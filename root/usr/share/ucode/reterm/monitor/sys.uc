@@ -51,7 +51,7 @@ export function env(opts) {
 
 	let prober = probe.open(base, opts.prober ?? 'auto');
 
-	let me = {
+	return {
 		clock: clk,
 		timer: (ms, cb) => uloop.timer(ms, cb),
 		prober,
@@ -61,26 +61,8 @@ export function env(opts) {
 		id: random_id,
 		log: opts.log,
 
-		// run a command line (argv of fixed or checked words, no shell
-		// metacharacters; 'exec' first spares the shell's fork) and hand
-		// its output to cb when it has ended
-		run: function(argv, cb) {
-			let p = fs.popen(join(' ', argv) + ' 2>/dev/null', 'r'), h = null;
-
-			if (!p)
-				return cb(null);
-
-			h = uloop.handle(p, () => {
-				let out = p.read('all');
-
-				h.delete();
-				p.close();
-				cb(out);
-			}, uloop.ULOOP_READ);
-		},
-
-		// `tc -s -j qdisc show` through one long-running tc (qdisc.uc)
-		qdisc: null,
+		// `tc -s -j qdisc show` through one long-running tc
+		qdisc: qdisc.open(base),
 
 		load: function(dir, url, streams) {
 			if (!socket)
@@ -95,8 +77,4 @@ export function env(opts) {
 				{ url, dir, streams });
 		}
 	};
-
-	me.qdisc = qdisc.open({ ...base, run: me.run });
-
-	return me;
 }
