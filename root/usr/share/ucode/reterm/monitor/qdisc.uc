@@ -24,20 +24,16 @@ export const MAX_RESTARTS = 3;
 
 export const COMMAND = [ 'exec', 'tc', '-s', '-j', 'qdisc', 'show' ];
 
-// COMMAND through a shell (fixed words only), its output to cb when it ended
+// COMMAND through a shell (fixed words only), read to its end.  Blocking:
+// a pipe registered with uloop is non-blocking and read('all') would then
+// return only the first chunk of a dump larger than the pipe's buffer
+// (truncated JSON on routers with many queues).  Fallback path only.
 function run_once(env, argv, cb) {
-	let fs = env.fs ?? require('fs'), p = fs.popen(join(' ', argv) + ' 2>/dev/null', 'r'), h = null;
+	let fs = env.fs ?? require('fs'), p = fs.popen(join(' ', argv) + ' 2>/dev/null', 'r');
+	let out = p ? p.read('all') : null;
 
-	if (!p)
-		return cb(null);
-
-	h = env.uloop.handle(p, () => {
-		let out = p.read('all');
-
-		h.delete();
-		p.close();
-		cb(out);
-	}, env.uloop.ULOOP_READ);
+	p?.close();
+	cb(out);
 }
 
 // paths: where to look for tc (tests hand in stand-ins)
