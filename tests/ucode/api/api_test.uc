@@ -47,13 +47,24 @@ function check(what, got, want) {
 		notok(what, `got:  ${g}\nwant: ${w}`);
 }
 
-// system() recorder
-let sys_calls = [], sys_rc = 0;
+// system() recorder; "env RETERM_APPLY_TOKEN=t INIT reload" stands in for
+// the init script: it leaves sys_state's result with that token in the
+// state file (null: writes none), as start_service does
+let sys_calls = [], sys_rc = 0, sys_state = 'ok';
 
 global.system = (argv, timeout) => {
 	push(sys_calls, argv);
+
+	let tok = match(argv[1] ?? '', /^RETERM_APPLY_TOKEN=([0-9a-f]+)$/);
+
+	if (tok && sys_state)
+		fs.mock_file('/var/run/reterm/state',
+			`result=${sys_state}\nmessage=${sys_state == 'rejected' ? 'configuration rejected, previous state kept: br_netfilter is active' : 'applied'}\ntoken=${tok[1]}\n`);
+
 	return sys_rc;
 };
+
+const RELOAD = [ '/usr/bin/env', 'RETERM_APPLY_TOKEN=0102030405060708', INIT, 'reload' ];
 
 let fixture = null;
 
@@ -72,6 +83,8 @@ function setup(name, opts) {
 	uci.mock_reset();
 	sys_calls = [];
 	sys_rc = opts?.rc ?? 0;
+	sys_state = exists(opts ?? {}, 'state') ? opts.state : 'ok';
+	fs.mock_file('/dev/urandom', '\x01\x02\x03\x04\x05\x06\x07\x08');
 }
 
 let plugin = loadfile(PLUGIN, { raw_mode: true, module_search_path: REQUIRE_SEARCH_PATH })();
@@ -192,12 +205,23 @@ check('samples: the daemon\'s reply, declared args only',
 	[ { v: 1, now: 1000, step: 1, rows: [] },
 	  [ [ 'reterm.monitor', 'samples', { since: 990, step: 1 } ] ] ]);
 ubus.mock_setup({ 'reterm.monitor.test_start': { started: true, id: 't1' }, 'reterm.monitor.results': { results: [] } });
-check('test_start: urls and streams passed on, default 4 streams',
+check('test_start: urls passed on, streams left to retermd\'s default',
 	[ call('test_start', { download_url: 'http://192.0.2.10/bytes/1', upload_url: 'http://192.0.2.10/upload' }),
 	  ubus.mock_calls()[0] ],
 	[ { started: true, id: 't1' },
 	  [ 'reterm.monitor', 'test_start', { download_url: 'http://192.0.2.10/bytes/1',
-		upload_url: 'http://192.0.2.10/upload', streams: 4 } ] ]);
+		upload_url: 'http://192.0.2.10/upload' } ] ]);
+
+// ubus refusing the call is not "retermd is not running"
+ubus.mock_setup({ 'reterm.monitor.test_start': { mock_error: 'Invalid argument' } });
+check('test_start without upload_url: no null passed on, a refusal is invalid_argument',
+	[ call('test_start', { download_url: 'http://192.0.2.10/bytes/1' }).error, ubus.mock_calls()[0][2] ],
+	[ 'invalid_argument', { download_url: 'http://192.0.2.10/bytes/1' } ]);
+ubus.mock_setup({ 'reterm.monitor.test_status': { mock_error: 'Request timed out' } });
+check('a retermd that does not answer is internal, with the method named',
+	call('test_status'), { error: 'internal', message: 'retermd did not answer test_status in time' });
+ubus.mock_setup({});
+check('ubus up, reterm.monitor absent: not_running', call('test_status').error, 'not_running');
 ubus.mock_setup({ 'reterm.monitor.results': { results: [] } });
 call('results', { id: '' });
 call('results', { id: 'abc' });
@@ -257,7 +281,7 @@ check('device_add: uci writes then one commit', uci.mock_calls(), [
 	[ 'set', 'reterm', 'cfg050f15', 'ports', '80 443 8080-8090' ],
 	[ 'commit', 'reterm' ]
 ]);
-check('device_add: reload via argv, no shell', sys_calls, [ [ INIT, 'reload' ] ]);
+check('device_add: reload via argv, no shell', sys_calls, [ RELOAD ]);
 let added = filter(call('hosts').hosts, x => x.mac == '00:09:bf:01:02:03')[0];
 check('device_add: the committed device is listed by hosts',
 	[ added?.reterm, added?.enabled, added?.ports, added?.section, added?.vendor, added?.class ],
@@ -271,7 +295,29 @@ setup('home', { rc: 1 });
 r = call('device_add', { name: 'switch', mac: '00:09:bf:01:02:03', ports: 'web' });
 check('device_add: failed reload is reported, change kept',
 	[ r.applied, r.message, uci.mock_calls()[-1] ],
-	[ false, 'saved, but "/etc/init.d/reterm reload" failed (exit 1)', [ 'commit', 'reterm' ] ]);
+	[ false, 'saved, but not applied: "/etc/init.d/reterm reload" failed (exit 1)', [ 'commit', 'reterm' ] ]);
+
+// rc.common exits 0 when start_service refuses: the state file tells
+setup('home', { state: 'rejected' });
+r = call('device_set', { mac: '98:e8:fa:12:34:56', enabled: true });
+check('device_set: a configuration the service rejected is not "applied"', [ r.applied, r.message ],
+	[ false, 'saved, but not applied: configuration rejected, previous state kept: br_netfilter is active' ]);
+check('status: the rejection is listed in errors', [ call('status').applied, call('status').errors[-1] ],
+	[ 'rejected', 'configuration rejected, previous state kept: br_netfilter is active' ]);
+// haproxy exiting at start again and again (procd respawns it)
+setup('home');
+fs.mock_file('/proc/uptime', '1000.52 1800.00\n');
+fs.mock_file('/var/run/reterm/haproxy.starts', '700\n960\n985\n995\n');
+fs.mock_file('/var/run/reterm/haproxy.err', '[NOTICE]   (9) : haproxy version is 2.6.12\n[ALERT]    (9) : Cannot raise FD limit to 24640, limit is 4096.\n\n');
+r = call('status');
+check('status: a haproxy crash loop is reported with its last error line', [ r.haproxy, r.errors[-1] ], [
+	{ running: true, starts_recent: 3, crash_loop: true, last_error: '[ALERT]    (9) : Cannot raise FD limit to 24640, limit is 4096.' },
+	'haproxy keeps exiting (3 starts in 120 s): [ALERT]    (9) : Cannot raise FD limit to 24640, limit is 4096.'
+]);
+
+setup('home', { state: null });
+check('apply: a reload that left no outcome is not success', call('apply'),
+	{ error: 'internal', message: 'not applied: "/etc/init.d/reterm reload" did not report its outcome' });
 
 setup('home');
 r = call('device_set', { mac: '98:e8:fa:12:34:56', ports: 'web', enabled: false });
@@ -285,7 +331,7 @@ check('device_set: writes only the given options', uci.mock_calls(), [
 	[ 'set', 'reterm', 'cfg020f15', 'ports', 'web' ],
 	[ 'commit', 'reterm' ]
 ]);
-check('device_set: reload', sys_calls, [ [ INIT, 'reload' ] ]);
+check('device_set: reload', sys_calls, [ RELOAD ]);
 
 setup('home');
 r = call('device_set', { mac: '00:D9:D1:AA:BB:CC', name: 'ps4-pro' });
@@ -299,10 +345,10 @@ let gone = filter(call('hosts').hosts, x => x.mac == '00:d9:d1:aa:bb:cc')[0];
 check('device_remove: the host stays, no longer re-terminated', [ gone.reterm, gone.section, gone.audit.rwnd_limited_pct ], [ false, null, null ]);
 
 setup('home');
-check('apply: reloads', [ call('apply'), sys_calls, writes() ], [ { applied: true }, [ [ INIT, 'reload' ] ], [] ]);
+check('apply: reloads', [ call('apply'), sys_calls, writes() ], [ { applied: true }, [ RELOAD ], [] ]);
 
 setup('home', { rc: 1 });
-check('apply: failure is internal', call('apply'), { error: 'internal', message: '"/etc/init.d/reterm reload" failed (exit 1)' });
+check('apply: failure is internal', call('apply'), { error: 'internal', message: 'not applied: "/etc/init.d/reterm reload" failed (exit 1)' });
 
 setup('home');
 check('audit_start: default 10 minutes', call('audit_start'), { running: true, lan_device: 'br-lan', minutes: 10, remaining_s: 600 });

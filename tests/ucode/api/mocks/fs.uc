@@ -10,6 +10,8 @@
 //   mock_setup({ root, passthrough: [ dir, ... ], popen: { "<cmd>": "<abs. file>" } })
 //   mock_log()   { read: [paths], popen: [cmds], write: [[fn, path]], missing: [cmds] }
 //   mock_real()  the real fs module (for the harness)
+//   mock_file(path, text|null)  a file in memory, found before the root
+//                (what a stand-in command "wrote"); null removes it
 //
 // Everything else is the real module (dirname, basename, ...).
 //
@@ -30,7 +32,7 @@ const real = require('fs');
 REQUIRE_SEARCH_PATH = saved;
 
 const S = global.mock_fs ??= {
-	root: '/nonexistent', passthrough: [], commands: {}, last_error: null,
+	root: '/nonexistent', passthrough: [], commands: {}, files: {}, last_error: null,
 	log: { read: [], popen: [], write: [], missing: [] }
 };
 
@@ -38,7 +40,15 @@ export function mock_setup(opts) {
 	S.root = opts?.root ?? '/nonexistent';
 	S.passthrough = opts?.passthrough ?? [];
 	S.commands = opts?.popen ?? {};
+	S.files = {};
 	S.log = { read: [], popen: [], write: [], missing: [] };
+}
+
+export function mock_file(path, text) {
+	if (text == null)
+		delete S.files[path];
+	else
+		S.files[path] = text;
 }
 
 export function mock_log() {
@@ -68,6 +78,9 @@ function nofile() {
 
 export function readfile(path, limit) {
 	push(S.log.read, path);
+
+	if (exists(S.files, path))
+		return (limit != null) ? substr(S.files[path], 0, limit) : S.files[path];
 
 	let p = resolve(path);
 	let r = p ? real.readfile(p, limit) : null;

@@ -4,6 +4,7 @@
 // connection whose call() answers canned replies and records each call.
 //
 //   mock_setup({ "<object>.<method>": reply, ... } | null)
+//       reply { mock_error: "Invalid argument" }: call() fails with it
 //       null: no ubus at all (connect() fails, as without ubusd)
 //   mock_calls()   [ [ object, method, args ], ... ]
 
@@ -38,7 +39,15 @@ export function connect() {
 				return null;
 			}
 
-			return S.replies[k];
+			// { mock_error: "<libubus status text>" }: the call fails
+			let r = S.replies[k];
+
+			if (type(r) == 'object' && r.mock_error) {
+				S.last_error = r.mock_error;
+				return null;
+			}
+
+			return r;
 		},
 		disconnect: () => true,
 		error: () => S.last_error

@@ -28,6 +28,7 @@ import * as H from 'reterm.hosts';
 import * as D from 'reterm.devices';
 import * as A from 'reterm.audit';
 import { lookup } from 'reterm.oui';
+import * as RS from 'reterm.runstate';
 
 export const INIT = '/etc/init.d/reterm';
 export const STATS_SOCKET = '/var/run/reterm/haproxy.sock';
@@ -60,8 +61,34 @@ function command_output(cmd) {
 	return text;
 }
 
+// A fresh token for the init script to echo in its state file.
+function token() {
+	let b = readfile('/dev/urandom', 8), t = '';
+
+	for (let i = 0; i < length(b ?? ''); i++)
+		t += sprintf('%02x', ord(b, i));
+
+	return length(t) ? t : sprintf('%08x%08x', time(), clock()?.[1] ?? 0);
+}
+
+// Reload the service and learn what it really did: rc.common exits 0
+// even when start_service refused the configuration, so the outcome is
+// read from the state file the init script writes with our token.
+// { ok, result, message }
 function reload() {
-	return system([ INIT, 'reload' ]);
+	let tok = token();
+	let rc = system([ '/usr/bin/env', `RETERM_APPLY_TOKEN=${tok}`, INIT, 'reload' ]);
+
+	if (rc !== 0)
+		return { ok: false, message: sprintf('"%s reload" failed (exit %s)', INIT, '' + rc) };
+
+	let st = RS.parse_state(readfile(RS.STATE_FILE, 4096));
+
+	if (st?.token != tok)
+		return { ok: false, message: sprintf('"%s reload" did not report its outcome', INIT) };
+
+	return { ok: (st.result == 'ok' || st.result == 'disabled'), result: st.result,
+		message: st.message ?? st.result };
 }
 
 // The validated config, or the bits the API needs from a broken one.
@@ -146,14 +173,21 @@ function sessions() {
 	return stat_sessions(out);
 }
 
+// procd's view of our haproxy instance: true, false, or null without
+// procd (the lab)
 function service_running() {
 	let r = ubus_call('service', 'list', { name: 'reterm' });
 
-	for (let name, inst in r?.reterm?.instances ?? {})
-		if (inst?.running === true)
-			return true;
+	if (r == null)
+		return null;
 
-	return false;
+	return r?.reterm?.instances?.haproxy?.running === true;
+}
+
+function uptime_s() {
+	let m = match(readfile('/proc/uptime', 64) ?? '', /^([0-9]+)/);
+
+	return m ? +m[1] : null;
 }
 
 function dhcp_sources(c) {
@@ -229,17 +263,33 @@ function host_list(c, conf, rtt_ms) {
 	return { hosts: sort(out, H.compare), state: A.state(sets, conf.lan_device) };
 }
 
+// errors: the configuration's problems, then what the last start said
+// when it did not apply (rejected/failed), then a haproxy crash loop.
 export function status() {
 	let c = uci_cursor(), conf = config(c);
 	let sets = A.parse_sets(command_output(A.LIST_CMD));
+	let st = RS.parse_state(readfile(RS.STATE_FILE, 4096));
+	let running = service_running();
+	let hap = RS.haproxy_health(readfile(RS.STARTS_FILE, 4096), readfile(RS.ERR_FILE, 65536),
+		uptime_s(), running);
+	let errors = [ ...(conf.errors ?? []) ];
+
+	if (st && (st.result == 'rejected' || st.result == 'failed'))
+		push(errors, st.message ?? st.result);
+
+	if (conf.enabled && hap.crash_loop)
+		push(errors, sprintf('haproxy keeps exiting (%d starts in %d s): %s',
+			hap.starts_recent, RS.CRASH_WINDOW_S, hap.last_error ?? 'no message'));
 
 	return {
 		enabled: conf.enabled,
-		running: service_running(),
+		running: running ?? false,
+		applied: st?.result ?? null,
 		devices: conf.cfg ? length(conf.cfg.devices) : 0,
 		sessions: sessions(),
+		haproxy: conf.enabled ? hap : null,
 		audit: A.state(sets, conf.lan_device),
-		errors: conf.errors
+		errors
 	};
 }
 
@@ -315,12 +365,12 @@ function commit(c, res) {
 	if (!c.commit('reterm'))
 		return error('internal', 'cannot save the reterm configuration: %s', c.error() ?? 'unknown error');
 
-	let rc = reload();
+	let r = reload();
 
-	res.applied = (rc === 0);
+	res.applied = r.ok;
 
-	if (!res.applied)
-		res.message = sprintf('saved, but "%s reload" failed (exit %s)', INIT, '' + rc);
+	if (!r.ok)
+		res.message = 'saved, but not applied: ' + r.message;
 
 	return res;
 }
@@ -344,10 +394,10 @@ export function device_remove(args) {
 }
 
 export function apply() {
-	let rc = reload();
+	let r = reload();
 
-	if (rc !== 0)
-		return error('internal', '"%s reload" failed (exit %s)', INIT, '' + rc);
+	if (!r.ok)
+		return error('internal', 'not applied: %s', r.message);
 
 	return { applied: true };
 }
@@ -438,19 +488,48 @@ export function audit_result(args) {
 
 export const MONITOR = 'reterm.monitor';
 
-function monitor(method, args) {
-	let reply = ubus_call(MONITOR, method, args);
+// libubus' status texts -> our codes: only a missing object means that
+// retermd is not running; a refused argument is the caller's mistake.
+const UBUS_CODES = [
+	[ /Invalid argument/, 'invalid_argument', 'retermd refused the arguments of %s' ],
+	[ /Method not found/, 'internal', 'retermd does not know the method %s (an older version?)' ],
+	[ /Not found|Connection failed/, 'not_running', 'the latency monitor (retermd) is not running' ],
+	[ /timed out|No response/, 'internal', 'retermd did not answer %s in time' ],
+	[ /Permission denied/, 'internal', 'ubus denied the call to retermd\'s %s' ]
+];
 
-	return reply ?? error('not_running', 'the latency monitor (retermd) is not running');
+export function ubus_failure(method, text) {
+	for (let m in UBUS_CODES)
+		if (match(text ?? '', m[0]))
+			return error(m[1], m[2], method);
+
+	return error('internal', 'calling retermd\'s %s failed: %s', method, show(text ?? 'no reply'));
+}
+
+// Arguments the caller left out are not passed on as nulls: ubus would
+// refuse the whole call, and retermd applies its own defaults.
+function monitor(method, args) {
+	let conn = connect(), given = {};
+
+	if (!conn)
+		return error('not_running', 'ubus is not available, so the latency monitor (retermd) cannot be reached');
+
+	for (let k, v in args)
+		if (v != null)
+			given[k] = v;
+
+	let reply = conn.call(MONITOR, method, given);
+
+	return reply ?? ubus_failure(method, conn.error());
 }
 
 export function samples(args) {
-	return monitor('samples', { since: args.since ?? 0, step: args.step ?? 1 });
+	return monitor('samples', { since: args.since, step: args.step });
 }
 
 export function test_start(args) {
 	return monitor('test_start', { download_url: args.download_url, upload_url: args.upload_url,
-		streams: args.streams ?? 4 });
+		streams: args.streams });
 }
 
 export function test_status() {
