@@ -315,6 +315,26 @@ check('reply.check', [
 	{ error: 'invalid_argument', message: 'arguments must be an object' }
 ]);
 
+function rep(s, n) {
+	let out = '';
+
+	for (let i = 0; i < n; i++)
+		out += s;
+
+	return out;
+}
+
+// a cut inside a 2-byte character would be invalid UTF-8 on ubus/HTTP
+check('reply.show: long values cut between UTF-8 characters', [
+	R.show('x' + rep('\u00e4', 30)),
+	R.show(rep('\u20ac', 30)),
+	R.show('short \u00e4')
+], [
+	'"x' + rep('\u00e4', 21) + '...',
+	'"' + rep('\u20ac', 14) + '...',
+	'"short \u00e4"'
+]);
+
 check('show stat: frontend sessions', [
 	stat_sessions(fixture('haproxy-show-stat.txt')),
 	stat_sessions(replace(fixture('haproxy-show-stat.txt'), /reterm,FRONTEND,,,0,/, 'reterm,FRONTEND,,,7,')),

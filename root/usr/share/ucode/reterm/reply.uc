@@ -27,11 +27,22 @@ export function is_error(reply) {
 }
 
 // A hostile value quoted for a message: JSON escaping makes quotes and
-// newlines visible, long values are cut.
+// newlines visible, long values are cut.  The cut falls between UTF-8
+// characters, never inside one (ucode's strings are bytes): the reply
+// stays valid UTF-8 on ubus and HTTP.
 export function show(val) {
 	let s = sprintf('%J', val);
 
-	return (length(s) > 48) ? substr(s, 0, 45) + '...' : s;
+	if (length(s) <= 48)
+		return s;
+
+	let cut = 45;
+
+	// back off over continuation bytes (10xxxxxx) to a character start
+	while (cut > 0 && (ord(s, cut) & 0xc0) == 0x80)
+		cut--;
+
+	return substr(s, 0, cut) + '...';
 }
 
 const TYPES = {
