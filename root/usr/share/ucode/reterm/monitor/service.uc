@@ -396,6 +396,64 @@ export function create(env, cfg) {
 			log('asleep');
 		},
 
+		// New settings (a load_config() result) on a `reload`: the rings,
+		// the baselines of kept reflectors and a running test stay; the
+		// test finishes with the settings it started with.  The prober
+		// kind is chosen at start: a change waits for the next restart.
+		reconfigure: function(next) {
+			let changed = [];
+			let differs = (k) => sprintf('%J', next[k]) != sprintf('%J', cfg[k]);
+
+			for (let k in [ 'reflectors', 'wan', 'shaper', 'cake' ])
+				if (differs(k))
+					push(changed, k);
+
+			let warnings = [ ...(next.warnings ?? []) ];
+
+			if (next.prober != cfg.prober)
+				push(warnings, sprintf('prober %J takes effect when retermd restarts', next.prober));
+
+			for (let k in [ 'reflectors', 'wan', 'shaper', 'cake' ])
+				cfg[k] = next[k];
+
+			cfg.warnings = warnings;
+
+			if (index(changed, 'wan') >= 0) {
+				wan_bytes?.close();
+				wan_bytes = cfg.wan ? counters.bytes_reader(cfg.wan, { open: env.open, readfile: env.readfile }) : null;
+				rates = counters.rates();
+			}
+
+			if (index(changed, 'reflectors') >= 0) {
+				for (let t in keys(baselines))
+					if (index(cfg.reflectors, t) < 0)
+						delete baselines[t];
+
+				// restart the monitor's probing on the new targets
+				if (interval != null && !(test && test.state() == 'running')) {
+					let ms = interval;
+
+					interval = null;
+					set_interval(ms);
+				}
+			}
+
+			if (index(changed, 'cake') >= 0) {
+				cake_prev = { dl: null, ul: null };
+
+				if (awake && cfg.cake && !cake_timer)
+					cake_timer = env.timer(0, cake_tick);
+				else if (!cfg.cake && cake_timer) {
+					cake_timer.cancel();
+					cake_timer = null;
+				}
+			}
+
+			log(sprintf('settings reloaded%s', length(changed) ? ': ' + join(', ', changed) : ', unchanged'));
+
+			return { reloaded: true, changed, warnings };
+		},
+
 		awake: () => awake,
 		loaded: () => loaded,
 		interval: () => interval,
