@@ -31,27 +31,35 @@ echo "haproxy $*" >> "$LOG"
 [ -n "${FAIL_HAPROXY:-}" ] && { echo "[ALERT] bad config" >&2; exit 1; }
 exit 0
 S
-	cat > "$T/bin/ip" <<'S'
-#!/bin/sh
-echo "ip $*" >> "$LOG"
-case "$*" in *"rule del"*) [ -e "$LOG.rule$1" ] && { rm -f "$LOG.rule$1"; exit 0; }; exit 2 ;; *"rule add"*) touch "$LOG.rule$1" ;; esac
-exit 0
-S
+	cp "$top/tests/sh/fake_ip.sh" "$T/bin/ip"
 	cat > "$T/bin/sysctl" <<'S'
 #!/bin/sh
 echo "sysctl $*" >> "$LOG"
-[ "$1" = -n ] && printf '4096\t131072\t%s\n' "${CUR_MAX:-1048576}"
+[ "$1" = -n ] && printf '%s\t%s\t%s\n' "${CUR_MIN:-4096}" "${CUR_DEF:-131072}" "${CUR_MAX:-1048576}"
 exit 0
 S
 	printf '#!/bin/sh\nexit 0\n' > "$T/bin/logger"
 	chmod +x "$T/bin/"*
 	mkdir -p "$T/brnf"
-	export PATH="$T/bin:$PATH" LOG="$T/log" RETERM_RUN="$T/run" RETERM_NFT_DIR="$T/nft" RETERM_FW=fw4 RETERM_HAPROXY=haproxy RETERM_BRNF="$T/brnf"
-	unset FAIL_CHECK FAIL_RELOAD FAIL_HAPROXY
+	export PATH="$T/bin:$PATH" LOG="$T/log" IPSTATE="$T/ipstate" RETERM_RUN="$T/run" RETERM_NFT_DIR="$T/nft" RETERM_FW=fw4 RETERM_HAPROXY=haproxy RETERM_BRNF="$T/brnf"
+	unset FAIL_CHECK FAIL_RELOAD FAIL_HAPROXY FAIL_IP CUR_MIN CUR_DEF CUR_MAX
 	: > "$LOG"
 }
 teardown() { rm -rf "$T"; }
 count() { grep -c -- "$1" "$LOG"; }
+# what the fake ip holds: rules4/rules6/routes4/routes6 (see fake_ip.sh)
+state() { cat "$IPSTATE/$1" 2>/dev/null; }
+has() { state "$1" | grep -qxF -- "$2"; }
+# plant a rule or route of another package: plant <file> <line>
+plant() { mkdir -p "$IPSTATE"; echo "$2" >> "$IPSTATE/$1"; }
+# exactly our rule and route for table $1 in both families (and nothing else)
+only_ours() {
+	local f
+	for f in rules4 rules6; do [ "$(state $f)" = "pref=90 fwmark=0x10000000/0x10000000 lookup=$1" ] || return 1; done
+	for f in routes4 routes6; do [ "$(state $f)" = "table=$1 local default dev lo" ] || return 1; done
+}
+none_left() { [ -z "$(state rules4)$(state rules6)$(state routes4)$(state routes6)" ]; }
+set_table() { sed -i "s/^RETERM_TABLE=.*/RETERM_TABLE='$1'/" "$RETERM_RUN/apply.env"; }
 
 # start installs all four includes as symlinks into run/active, reloads once
 setup
@@ -63,15 +71,11 @@ ok "start links every include into run/active" bash -c '
 		cmp -s "$RETERM_RUN/active/$f/reterm.nft" "$RETERM_RUN/nftables.d/$f/reterm.nft" || exit 1
 	done'
 ok "start checks before it reloads" bash -c "grep -n 'fw4' \"\$LOG\" | head -2 | tr '\n' ' ' | grep -q 'check.*reload'"
-ok "start adds v4 and v6 fwmark rules and local routes" bash -c '
-	grep -q "ip -4 rule add pref 90 fwmark 0x10000000/0x10000000 lookup 100" "$LOG" &&
-	grep -q "ip -6 rule add pref 90 fwmark 0x10000000/0x10000000 lookup 100" "$LOG" &&
-	grep -q "ip -4 route replace local 0.0.0.0/0 dev lo table 100" "$LOG" &&
-	grep -q "ip -6 route replace local ::/0 dev lo table 100" "$LOG"'
+ok "start adds v4 and v6 fwmark rules and local routes" only_ours 100
 ok "start saves the previous sysctl values and raises the maxima" bash -c '
 	grep -q "tcp_rmem = 4096 131072 1048576" "$RETERM_RUN/sysctl.saved" &&
 	grep -q "sysctl -q -w net.ipv4.tcp_rmem=4096 131072 4194304" "$LOG" &&
-	grep -q "sysctl -q -w net.ipv4.tcp_wmem=4096 16384 4194304" "$LOG"'
+	grep -q "sysctl -q -w net.ipv4.tcp_wmem=4096 131072 4194304" "$LOG"'
 
 # a second start with the same render does not reload the firewall
 : > "$LOG"
@@ -103,9 +107,7 @@ ok "stop removes the includes and run/active" bash -c '
 	! ls "$RETERM_NFT_DIR"/*/reterm.nft "$RETERM_NFT_DIR"/chain-pre/*/reterm.nft 2>/dev/null | grep -q . &&
 	[ ! -e "$RETERM_RUN/active" ]'
 ok "stop reloads the firewall once" test "$(count 'fw4 -q reload')" -eq 1
-ok "stop deletes the fwmark rules and flushes the table" bash -c '
-	grep -q "ip -4 rule del pref 90" "$LOG" && grep -q "ip -6 rule del pref 90" "$LOG" &&
-	grep -q "ip -4 route flush table 100" "$LOG"'
+ok "stop deletes our fwmark rules and local routes" none_left
 ok "stop restores sysctl" bash -c '
 	grep -q "sysctl -q -p $RETERM_RUN/sysctl.saved" "$LOG" && [ ! -e "$RETERM_RUN/sysctl.saved" ]'
 : > "$LOG"
@@ -146,6 +148,78 @@ setup
 sed -i "s/^RETERM_MARK=.*/RETERM_MARK='0xZZ'/" "$RETERM_RUN/apply.env"
 sh "$APPLY" start 2>"$T/err"
 ok "bad mark in apply.env: refused" grep -q "bad RETERM_MARK" "$T/err"
+teardown
+
+# ---- routing: only our own rules and routes, whole starts or none ----------
+
+# changing the table moves our rule and route; nothing stays in the old table
+setup
+sh "$APPLY" start 2>/dev/null
+set_table 200
+sh "$APPLY" start 2>/dev/null
+ok "table change: the old table's rule and local route are removed" only_ours 200
+sh "$APPLY" stop 2>/dev/null
+ok "table change: stop removes the new table's rule and route" none_left
+teardown
+
+# another package's rule at our pref and its route in our table stay
+setup
+plant rules4 "pref=90 fwmark=0x20000/0x20000 lookup=200"
+plant routes4 "table=100 unicast 192.0.2.0/24 dev eth0"
+sh "$APPLY" start 2>/dev/null
+sh "$APPLY" stop 2>/dev/null
+ok "stop keeps another package's pref 90 rule" test "$(state rules4)" = "pref=90 fwmark=0x20000/0x20000 lookup=200"
+ok "stop keeps another package's route in our table" test "$(state routes4)" = "table=100 unicast 192.0.2.0/24 dev eth0"
+teardown
+
+# a table that another rule looks up is refused, and nothing is applied
+setup
+plant rules4 "pref=1000 lookup=100"
+sh "$APPLY" start 2>"$T/err"
+ok "table used by another rule: start exits non-zero" test $? -ne 0
+ok "table used by another rule: says so" grep -q "table 100 is used by another rule" "$T/err"
+ok "table used by another rule: nothing of ours applied" bash -c '
+	[ "$(cat "$IPSTATE/rules4")" = "pref=1000 lookup=100" ] && [ ! -s "$IPSTATE/routes4" ] &&
+	[ ! -s "$IPSTATE/rules6" ] && [ ! -e "$RETERM_NFT_DIR/table-pre/reterm.nft" ] &&
+	! grep -q "sysctl -q -w" "$LOG"'
+teardown
+
+# a start that fails half-way (the IPv6 route) undoes all it did
+setup
+FAIL_IP="-6 route replace local * table 100" sh "$APPLY" start 2>"$T/err"
+ok "failed first start: exits non-zero" test $? -ne 0
+ok "failed first start: says why, last" bash -c "tail -n1 '$T/err' | grep -q 'ip -6 route'"
+ok "failed first start: no rule or route left" none_left
+ok "failed first start: no include left, nothing for stop" bash -c '
+	[ ! -e "$RETERM_NFT_DIR/table-pre/reterm.nft" ] && [ ! -e "$RETERM_RUN/active" ] && [ ! -e "$RETERM_RUN/applied.env" ]'
+teardown
+setup
+FAIL_RELOAD=1 sh "$APPLY" start 2>/dev/null
+ok "failed first start (fw4 reload): no rule, route or include left" bash -c '
+	[ -z "$(cat "$IPSTATE"/*)" ] && [ ! -e "$RETERM_NFT_DIR/table-pre/reterm.nft" ] && [ ! -e "$RETERM_RUN/active" ]'
+ok "failed first start (fw4 reload): reloaded again without our includes" test "$(count 'fw4 -q reload')" -eq 2
+teardown
+
+# a start that fails after a good one puts the good one back
+setup
+sh "$APPLY" start 2>/dev/null
+set_table 200
+echo "# changed" >> "$RETERM_RUN/nftables.d/table-pre/reterm.nft"
+FAIL_IP="-6 route replace local * table 200" sh "$APPLY" start 2>/dev/null
+ok "failed restart: exits non-zero" test $? -ne 0
+ok "failed restart: the previous rules and routes are back" only_ours 100
+ok "failed restart: the previous includes are back" bash -c '
+	[ -L "$RETERM_NFT_DIR/table-pre/reterm.nft" ] && ! grep -q "# changed" "$RETERM_RUN/active/table-pre/reterm.nft"'
+sh "$APPLY" stop 2>/dev/null
+ok "failed restart: stop still removes everything" none_left
+teardown
+
+# tuned TCP buffer min and default stay; only a lower max is raised
+setup
+CUR_MIN=8192 CUR_DEF=262144 sh "$APPLY" start 2>/dev/null
+ok "sysctl: only the max is raised, tuned min and default kept" bash -c '
+	grep -q "sysctl -q -w net.ipv4.tcp_rmem=8192 262144 4194304" "$LOG" &&
+	grep -q "sysctl -q -w net.ipv4.tcp_wmem=8192 262144 4194304" "$LOG"'
 teardown
 
 echo "sh: $passed passed, $failed failed"

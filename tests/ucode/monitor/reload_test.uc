@@ -11,7 +11,7 @@ import * as S from 'reterm.monitor.service';
 import { checker, sim, prober, load, memfs } from 'sim';
 
 let c = checker('monitor/reload');
-let s = sim(1718000000000), pr = prober(s, () => 20);
+let s = sim(1718000000000), pr = prober(s, () => 20), fs = memfs();
 let svc = S.create({
 	clock: s.clock,
 	timer: s.timer,
@@ -19,10 +19,11 @@ let svc = S.create({
 	readfile: (p) => match(p, /^\/sys\/class\/net\/(eth1|wan2)\/statistics\/(rx|tx)_bytes$/) ? '0\n' : null,
 	qdisc: { show: (cb) => cb(null), close: () => null },
 	load: load(s, () => 10000000),
-	fs: memfs(),
+	fs,
+	fsync: fs.fsync,
 	id: () => 'ring1'
 }, {
-	enabled: true, reflectors: [ '1.1.1.1', '9.9.9.9' ], prober: 'auto', results: '/etc/reterm/results.json',
+	enabled: true, reflectors: [ '1.1.1.1', '9.9.9.9' ], prober: 'auto',
 	wan: 'eth1', shaper: { rx: 18000000, tx: 4500000 }, cake: null, warnings: []
 });
 let m = svc.methods;
@@ -39,7 +40,7 @@ let started = m.test_start({ download_url: 'http://192.0.2.10/bytes/100000000', 
 s.advance(5000);
 
 let r = svc.reconfigure({
-	enabled: true, reflectors: [ '9.9.9.9', '8.8.8.8' ], prober: 'fping', results: '/etc/reterm/results.json',
+	enabled: true, reflectors: [ '9.9.9.9', '8.8.8.8' ], prober: 'fping',
 	wan: 'wan2', shaper: { rx: 50000000, tx: 10000000 }, cake: null, warnings: []
 });
 

@@ -50,10 +50,11 @@ function world(o) {
 		},
 		load: load(s, (dir) => (dir == 'down') ? 17000000 : 4000000),
 		fs,
+		fsync: fs.fsync,
 		id: () => sprintf('%08x', ++ids)
 	};
 	let cfg = {
-		enabled: true, reflectors: [ '1.1.1.1', '9.9.9.9' ], prober: 'auto', results: '/etc/reterm/results.json',
+		enabled: true, reflectors: [ '1.1.1.1', '9.9.9.9' ], prober: 'auto',
 		wan: 'eth1', shaper: { rx: 18000000, tx: 4500000 }, cake: o?.cake ? { dl: 'ifb4eth1', ul: 'eth1' } : null,
 		warnings: []
 	};
@@ -234,23 +235,23 @@ let again = world({ fs: g.fs });
 
 c.eq('results survive a restart', map(again.svc.methods.results({}).results, r => r.id), map(g.svc.results(), r => r.id));
 
-// ---- the results file keeps the last 10 ----------------------------------------
+// ---- the results file keeps the last 10 (more in store_test.uc) ------------------
 
-let fs = memfs(), kept = [];
+let fs = memfs(), kept = store.open(fs, { timer: () => null, clock: { wall: () => 0 }, fsync: fs.fsync });
 
 for (let i = 1; i <= 12; i++)
-	kept = store.add(fs, '/x/results.json', kept, { id: sprintf('%x', i), samples: [ [ 0, 1 ] ] });
+	kept.add({ id: sprintf('%x', i), samples: [ [ 0, 1 ] ] });
 
-let reread = store.load(fs, '/x/results.json');
+let reread = store.read(fs, store.RAM_PATH);
 
 c.eq('12 results: the last 10 are kept, oldest first', map(reread, r => r.id), [ '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c' ]);
-c.eq('no temporary file left', fs.files['/x/results.json.tmp'], null);
+c.eq('no temporary file left', fs.files[`${store.RAM_PATH}.tmp`], null);
 
 fs.files['/x/results.json'] = '{"v":1,"results":[{"id":"1"}';
-c.eq('a corrupt file reads as empty', store.load(fs, '/x/results.json'), []);
+c.eq('a corrupt file reads as none', store.read(fs, '/x/results.json'), null);
 fs.files['/x/results.json'] = '{"v":1,"results":[{"id":"1"},{"no":"id"},"x",{"id":"2"}]}';
-c.eq('entries that are not results are dropped', map(store.load(fs, '/x/results.json'), r => r.id), [ '1', '2' ]);
-c.eq('a missing file reads as empty', store.load(fs, '/nonexistent/results.json'), []);
+c.eq('entries that are not results are dropped', map(store.read(fs, '/x/results.json'), r => r.id), [ '1', '2' ]);
+c.eq('a missing file reads as none', store.read(fs, '/nonexistent/results.json'), null);
 
 // ---- clock stepped back ---------------------------------------------------------------
 

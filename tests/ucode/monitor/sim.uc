@@ -221,17 +221,29 @@ export function load(s, rate_fn, log) {
 
 // ---- files ----------------------------------------------------------------
 
+// What reterm.monitor.store calls (every missing path is a directory; the
+// service takes fsync from env: pass fs.fsync there).  Symlinks, devices
+// and exact byte counts: store_fs.uc.
 export function memfs(files) {
 	files ??= {};
 
 	return {
 		files,
-		readfile: (p) => files[p],
-		writefile: (p, d) => { files[p] = '' + d; return length(files[p]); },
+		readfile: (p, limit) => (limit != null && files[p] != null) ? substr(files[p], 0, limit) : files[p],
+		open: function(p, mode) {
+			let buf = '';
+
+			return (index(mode, 'x') >= 0 && files[p] != null) ? null : {
+				write: (d) => { buf += d; return length(d); },
+				flush: () => true,
+				close: () => { files[p] = buf; return true; }
+			};
+		},
+		fsync: () => true,
 		rename: (a, b) => { if (files[a] == null) return false; files[b] = files[a]; delete files[a]; return true; },
 		unlink: (p) => { delete files[p]; return true; },
 		mkdir: () => true,
-		stat: (p) => (files[p] != null) ? { type: 'file' } : { type: 'directory' }
+		lstat: (p) => (files[p] != null) ? { type: 'file', size: length(files[p]), mtime: 0 } : { type: 'directory' }
 	};
 }
 

@@ -2,9 +2,17 @@
 # reterm apply: rendered files -> firewall4 includes, policy routing, sysctl.
 #
 #   apply.sh check   validate the rendered files (apply.env, haproxy -c)
-#   apply.sh start   check, then install the nft includes (fw4 check + reload,
-#                    rolled back on failure), ip rule/route, sysctl
+#   apply.sh start   check, then our ip rules and routes, the nft includes
+#                    (fw4 check + reload), the sysctl maxima: all of it or
+#                    nothing (a failure undoes what this start did and puts
+#                    the previous start's state back)
 #   apply.sh stop    remove all of it
+#
+# Only our own routing state is ever touched: per family, the rule
+# `pref 90 fwmark MARK/MASK lookup TABLE` and the route
+# `local default dev lo table TABLE`, with the values of the start that
+# added them (kept in applied.env).  A TABLE that another rule looks up is
+# refused.  Sysctl: only the maxima of tcp_rmem/tcp_wmem are raised.
 #
 # OpenWrt-independent on purpose: the lab runs this file unchanged with
 # other paths.  haproxy itself is started by the caller (procd on OpenWrt).
@@ -30,7 +38,8 @@ RULE_PREF=90
 SYSCTL_KEYS="net.ipv4.tcp_rmem net.ipv4.tcp_wmem"
 
 log() { echo "reterm: $*" >&2; command -v logger >/dev/null && logger -t reterm "$*"; return 0; }
-die() { log "$*"; exit 1; }
+# Within a start's changes (TX set) the EXIT trap undoes them and says why.
+die() { FAIL_REASON=$*; [ -n "${TX:-}" ] || log "$*"; exit 1; }
 
 # apply.env holds plain assignments; accept nothing else before sourcing it,
 # then check every value against its grammar again.
@@ -99,24 +108,20 @@ fw_reload() {
 	return 1
 }
 
+# NFT_CHANGED: this start replaced run/active (the previous one is in
+# run/active.prev until the start completes); NFT_LOADED: and reloaded fw4.
 install_includes() {
 	if includes_current; then
 		log "firewall includes unchanged"
 		return 0
 	fi
+	NFT_CHANGED=1
 	snapshot "$RUN/active" "$RUN/active.prev"
 	snapshot "$RUN/nftables.d" "$RUN/active"
 	link_includes
-	if ! "$FW" -q check >/dev/null 2>&1; then
-		rollback_includes
-		die "firewall check failed with the new rules; previous rules kept"
-	fi
-	if ! fw_reload; then
-		rollback_includes
-		fw_reload
-		die "firewall reload failed; previous rules restored"
-	fi
-	rm -rf "$RUN/active.prev"
+	"$FW" -q check >/dev/null 2>&1 || die "firewall check failed with the new rules"
+	NFT_LOADED=1
+	fw_reload || die "firewall reload failed"
 	log "firewall includes installed"
 }
 
@@ -130,37 +135,62 @@ rollback_includes() {
 	rm -rf "$RUN/active.prev"
 }
 
-routes() {  # routes add|del
-	local fams="4 6"
+# routing add|del: our rule and route per family, with the loaded RETERM_*
+# values (add: IPv6 only when enabled).  del matches mark, mask, table and
+# pref together, so no other rule or route goes, and never fails.
+routing() {
+	local fams="4 6" fam
 	[ "$1" = add ] && [ "$RETERM_IPV6" != 1 ] && fams=4
 	for fam in $fams; do
-		local any=0.0.0.0/0
-		[ "$fam" = 6 ] && any=::/0
-		while ip -$fam rule del pref $RULE_PREF 2>/dev/null; do :; done
-		ip -$fam route flush table "$RETERM_TABLE" 2>/dev/null
-		[ "$1" = add ] || continue
+		if [ "$1" = del ]; then
+			while ip -$fam rule del pref $RULE_PREF fwmark "$RETERM_MARK/$RETERM_MASK" \
+				lookup "$RETERM_TABLE" 2>/dev/null; do :; done
+			ip -$fam route del local default dev lo table "$RETERM_TABLE" 2>/dev/null
+			continue
+		fi
 		ip -$fam rule add pref $RULE_PREF fwmark "$RETERM_MARK/$RETERM_MASK" \
 			lookup "$RETERM_TABLE" || die "ip -$fam rule add failed"
-		ip -$fam route replace local "$any" dev lo table "$RETERM_TABLE" ||
+		ip -$fam route replace local default dev lo table "$RETERM_TABLE" ||
 			die "ip -$fam route add failed"
+	done
+	return 0
+}
+
+# routing_applied add|del: the same with the values of the last completed
+# start (applied.env), if any.
+routing_applied() {
+	[ -r "$RUN/applied.env" ] || return 0
+	( load_env "$RUN/applied.env" && routing "$1" ) 2>/dev/null
+}
+
+# Refuse a table that another rule looks up (ours are gone by now).
+table_free() {
+	local fams="4 6" fam other
+	[ "$RETERM_IPV6" != 1 ] && fams=4
+	for fam in $fams; do
+		other=$(ip -$fam rule show 2>/dev/null | grep -m1 -E "[[:space:]]lookup $RETERM_TABLE( |\$)" | tr -s '\t ' '  ')
+		[ -z "$other" ] ||
+			die "table $RETERM_TABLE is used by another rule (ip -$fam rule: $other); choose another routing table (reterm.main.table)"
 	done
 }
 
-# Raise the TCP buffer maxima for the proxy's long leg, never lower them:
-# sysctl.conf lines are "key = min default max".
+# Raise the TCP buffer maxima for the proxy's long leg, never lower them,
+# and keep the current min and default: of the sysctl.conf lines
+# "key = min default max" only max is used.
 sysctl_apply() {
 	if [ ! -f "$RUN/sysctl.saved" ]; then
 		for k in $SYSCTL_KEYS; do
 			echo "$k = $(sysctl -n "$k" | tr -s '\t ' '  ')"
 		done > "$RUN/sysctl.saved.tmp" && mv "$RUN/sysctl.saved.tmp" "$RUN/sysctl.saved"
 	fi
-	local key eq min def max cur
+	local key eq min def max
 	while read -r key eq min def max; do
 		case "$key" in net.ipv4.tcp_rmem|net.ipv4.tcp_wmem) ;; *) continue ;; esac
-		case "$min$def$max" in ''|*[!0-9]*) log "bad sysctl line for $key"; continue ;; esac
-		cur=$(grep "^$key = " "$RUN/sysctl.saved" | awk '{ print $5 }')
-		[ -n "$cur" ] && [ "$cur" -ge "$max" ] && continue
-		sysctl -q -w "$key=$min $def $max" >/dev/null || log "sysctl $key failed"
+		case "$max" in ''|*[!0-9]*) log "bad sysctl line for $key"; continue ;; esac
+		set -- $(sysctl -n "$key" 2>/dev/null)	# now: min default max
+		case "$#:$1$2$3" in 3:*[!0-9]*|[!3]:*) log "cannot read $key"; continue ;; esac
+		[ "$3" -ge "$max" ] && continue
+		sysctl -q -w "$key=$1 $2 $max" >/dev/null || log "sysctl $key failed"
 	done < "$RUN/sysctl.conf"
 }
 
@@ -170,11 +200,34 @@ sysctl_restore() {
 	rm -f "$RUN/sysctl.saved"
 }
 
+# EXIT trap of a start: undo what it changed, restore the previous state.
+rollback() {
+	[ -n "${TX:-}" ] || return 0
+	TX=
+	routing del
+	if [ -n "${NFT_CHANGED:-}" ]; then
+		rollback_includes
+		[ -n "${NFT_LOADED:-}" ] && fw_reload
+	fi
+	routing_applied add || log "the previous routing could not be restored"
+	log "not applied, changes undone: $FAIL_REASON"
+}
+
 start() {
 	check
+	TX=1
+	trap rollback EXIT
+	trap 'exit 1' INT TERM HUP
+	# the rules first: a table change leaves no gap while fw4 reloads
+	routing_applied del
+	routing del
+	table_free
+	routing add
 	install_includes
-	routes add
-	cp "$RUN/apply.env" "$RUN/applied.env"
+	cp "$RUN/apply.env" "$RUN/applied.env" || die "cannot write $RUN/applied.env"
+	rm -rf "$RUN/active.prev"
+	TX=
+	trap - EXIT INT TERM HUP
 	sysctl_apply
 }
 
@@ -187,11 +240,7 @@ stop() {
 	rm -rf "$RUN/active" "$RUN/active.prev"
 	[ "$changed" = 1 ] && fw_reload
 	# Undo the routing that start set up, with the values it used.
-	if [ -r "$RUN/applied.env" ] && (load_env "$RUN/applied.env") 2>/dev/null; then
-		load_env "$RUN/applied.env"
-		routes del
-		rm -f "$RUN/applied.env"
-	fi
+	routing_applied del && rm -f "$RUN/applied.env"
 	sysctl_restore
 	return 0
 }

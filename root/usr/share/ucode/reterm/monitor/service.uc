@@ -48,7 +48,7 @@ function err(code, message) {
 // Monitor settings from uci (`config monitor 'monitor'` in
 // /etc/config/reterm) and sqm; invalid values fall back to defaults and
 // are reported in .warnings.
-//   { enabled, reflectors, prober, results, wan, shaper {rx, tx} | null,
+//   { enabled, reflectors, prober, wan, shaper {rx, tx} | null,
 //     cake { dl, ul } (devices), warnings }
 export function load_config(cursor, wan_lookup) {
 	let s = cursor.get_all('reterm', 'monitor') ?? {};
@@ -80,12 +80,11 @@ export function load_config(cursor, wan_lookup) {
 		cfg.prober = 'auto';
 	}
 
-	cfg.results = s.results ?? store.DEFAULT_PATH;
-
-	if (!match(cfg.results, /^\/[A-Za-z0-9._\/-]{1,200}$/) || index(cfg.results, '..') >= 0) {
-		push(warnings, sprintf('results path %J refused, using %s', cfg.results, store.DEFAULT_PATH));
-		cfg.results = store.DEFAULT_PATH;
-	}
+	// results live in one fixed place (reterm.monitor.store); the old
+	// option's default was that place
+	if (s.results != null && s.results != store.FLASH_PATH)
+		push(warnings, sprintf('option results %J is no longer used: results are kept in %s and %s',
+			s.results, store.RAM_PATH, store.FLASH_PATH));
 
 	let queues = [];
 
@@ -130,7 +129,8 @@ export function load_config(cursor, wan_lookup) {
 //   qdisc     { show(cb(text|null)), close() }: `tc -s -j qdisc show`
 //             (reterm.monitor.qdisc)
 //   load      (dir, url, streams) -> load group (reterm.monitor.load)
-//   fs        for the results file (reterm.monitor.store)
+//   fs        for the results files (reterm.monitor.store)
+//   fsync     (path) -> bool, optional (default: reterm.monitor.store's)
 //   id        () -> random hex string
 //   log       (msg) optional
 // cfg: load_config() output (+ sleep_ms, probe_timeout_ms overrides)
@@ -147,7 +147,8 @@ export function create(env, cfg) {
 	let cake = {};			// second -> { dl, ul } parsed readings
 	let cake_prev = { dl: null, ul: null };
 	let cur_minute = null, last_flushed = null;
-	let test = null, results = store.load(env.fs, cfg.results);
+	let saved = store.open(env.fs, { timer: env.timer, clock: env.clock, fsync: env.fsync, log: (m) => env.log?.(m) });
+	let test = null, results = saved.list();
 	let self;
 
 	function wall_s() {
@@ -372,7 +373,7 @@ export function create(env, cfg) {
 	}
 
 	function test_done(result) {
-		results = store.add(env.fs, cfg.results, results, result);
+		results = saved.add(result);
 		log(sprintf('test %s finished: grade %s%s', result.id, result.grade ?? '-',
 			result.inconclusive ? ' (inconclusive)' : ''));
 
@@ -459,6 +460,8 @@ export function create(env, cfg) {
 		interval: () => interval,
 		rings: () => ({ sec: sec_ring, min: min_ring }),
 		results: () => results,
+		// pending results to flash now (retermd on SIGTERM)
+		persist: () => saved.persist(),
 
 		methods: {
 			samples: function(a) {
@@ -508,7 +511,7 @@ export function create(env, cfg) {
 					base: stats.round1(lowest_base()),
 					test: (test && test.state() == 'running') ? 'running' : 'idle',
 					results: length(results),
-					results_path: cfg.results,
+					results_path: store.FLASH_PATH,
 					id: sec_ring.id,
 					now: wall_s(),
 					warnings: cfg.warnings ?? []
