@@ -2,7 +2,9 @@
 # The whole test suite (`make test`): installs what it needs, then runs
 #   js     vitest through the LuCI module loader
 #   browser  graphs rendered in real Chromium, redraw benchmark
-#   ucode  renderer/API tests with mock modules (skipped without ucode)
+#   ucode  renderer/API tests with mock modules (those needing ucode skipped
+#          without it; golden nft/haproxy files, OUI table, grade vectors
+#          checked anyway)
 #   sh     apply.sh against recording stand-ins for fw4, haproxy, ip, sysctl
 #   pkg    the .ipk layout and control fields
 #   lab    the network lab in a VM, checked against tolerances
@@ -37,11 +39,10 @@ for tier in $TIERS; do
 	echo "=== $tier"
 	case $tier in
 	js)
+		rm -f .cache/vitest.json # a stale report must not stand in for this run
 		npx vitest run --reporter=default --reporter=json \
 			--outputFile=.cache/vitest.json 2>&1 | tee "$log"
-		node -e 'const r=require("./.cache/vitest.json");
-			console.log(`js: ${r.numPassedTests} passed, ${r.numFailedTests+(r.numRuntimeErrorTestSuites||0)} failed, ${r.numPendingTests+r.numTodoTests} skipped`)' \
-			2>&1 | tee -a "$log" ;;
+		node tests/js/summary.mjs .cache/vitest.json "${PIPESTATUS[0]}" 2>&1 | tee -a "$log" ;;
 	browser)
 		node tests/browser/graph.browser.mjs 2>&1 | tee "$log"
 		node tests/browser/overview.browser.mjs 2>&1 | tee -a "$log"

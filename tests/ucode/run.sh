@@ -33,8 +33,14 @@
 #                         ieee-data (skipped without /usr/share/ieee-data)
 #   audit/lab             the window audit with real nft and ss in a net
 #                         namespace, driven by the `api` CLI
-# and for the sampler daemon retermd: monitor/* (tests/ucode/monitor/tests.sh).
 #                         (tests/ucode/audit_ns.sh)
+#   fixture/overview      tests/js/fixtures/overview.json is what
+#                         make-overview.uc records from today's retermd
+# and for the sampler daemon retermd: monitor/* (tests/ucode/monitor/tests.sh).
+#
+# Without ucode (none on PATH nor /usr/local/bin/ucode, or
+# RETERM_UCODE=/nonexistent) the tests that need it are skipped; nft/*,
+# haproxy/*, oui and monitor/vectors still run.
 #
 # Output: "ok - <test>", "not ok - <test>", "skip - <test> (<reason>)", and
 # a last line "ucode: N passed, N failed, N skipped".  Exit 1 on failure.
@@ -48,14 +54,28 @@ MODS=$ROOT/root/usr/share/ucode
 MOCKS=$HERE/mocks
 CLI=$ROOT/root/usr/libexec/reterm/render
 
-UCODE=$(command -v ucode 2>/dev/null || true)
-[ -z "$UCODE" ] && [ -x /usr/local/bin/ucode ] && UCODE=/usr/local/bin/ucode
+UCODE=${RETERM_UCODE-$(command -v ucode 2>/dev/null || echo /usr/local/bin/ucode)}
+[ -x "$UCODE" ] || UCODE=
 
 pass=0 fail=0 skip=0
 
 ok()      { echo "ok - $1"; pass=$((pass + 1)); }
 notok()   { echo "not ok - $1"; fail=$((fail + 1)); }
 skipped() { echo "skip - $1 ($2)"; skip=$((skip + 1)); }
+
+# uc_test <test> <log> <ucode arguments...>: ok with the log's last line
+uc_test() {
+	local name=$1 log=$2
+	shift 2
+	if [ -z "$UCODE" ]; then
+		skipped "$name" "ucode not found"
+	elif "$UCODE" "$@" >"$log" 2>&1; then
+		ok "$name ($(tail -n1 "$log"))"
+	else
+		notok "$name"
+		sed 's/^/#   /' "$log"
+	fi
+}
 
 . "$HERE/monitor/tests.sh"
 
@@ -67,17 +87,7 @@ done
 # Tests that need rendered output only exist for fixtures that render.
 renders() { [ "$(cat "$FIXTURES/$1/expected/exit" 2>/dev/null)" = 0 ]; }
 
-if [ -z "$UCODE" ]; then
-	n=5
-	for f in "${fixtures[@]}"; do
-		n=$((n + 2))
-		renders "$f" && n=$((n + 2))
-	done
-	n=$((n + $(monitor_count)))
-	echo "skipped: ucode not found"
-	echo "ucode: 0 passed, 0 failed, $n skipped"
-	exit 0
-fi
+[ -z "$UCODE" ] && echo "# ucode not found: the tests that need it are skipped"
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -101,7 +111,20 @@ compare() {
 	return $rc
 }
 
+# render_test <test> <fixture> [mocks]: render, compare with expected/
+render_test() {
+	local out=$TMP/$1
+	render "$2" "$out" "${3:-}"
+	if compare "$2" "$out" >"$TMP/diff" 2>&1; then
+		ok "$1"
+	else
+		notok "$1"
+		sed 's/^/#   /' "$TMP/diff"
+	fi
+}
+
 if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+	[ -n "$UCODE" ] || { echo "UPDATE_GOLDEN=1 needs ucode" >&2; exit 1; }
 	for f in "${fixtures[@]}"; do
 		out=$TMP/golden-$f
 		render "$f" "$out" mocks
@@ -113,8 +136,10 @@ if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
 	done
 fi
 
-have_libuci=0
-"$UCODE" -e 'require("uci")' >/dev/null 2>&1 && have_libuci=1
+libuci_reason=
+if [ -z "$UCODE" ]; then libuci_reason="ucode not found"
+elif ! "$UCODE" -e 'require("uci")' >/dev/null 2>&1; then libuci_reason="uci module not available"
+fi
 
 nft_reason=
 if ! command -v nft >/dev/null 2>&1; then nft_reason="nft not found"
@@ -151,26 +176,15 @@ EOF
 }
 
 for f in "${fixtures[@]}"; do
-	out=$TMP/render-$f
-	render "$f" "$out" mocks
-	if compare "$f" "$out" >"$TMP/diff" 2>&1; then
-		ok "render/$f"
+	if [ -z "$UCODE" ]; then
+		skipped "render/$f" "ucode not found"
 	else
-		notok "render/$f"
-		sed 's/^/#   /' "$TMP/diff"
+		render_test "render/$f" "$f" mocks
 	fi
-
-	if [ $have_libuci = 1 ]; then
-		out=$TMP/libuci-$f
-		render "$f" "$out"
-		if compare "$f" "$out" >"$TMP/diff" 2>&1; then
-			ok "render-libuci/$f"
-		else
-			notok "render-libuci/$f"
-			sed 's/^/#   /' "$TMP/diff"
-		fi
+	if [ -n "$libuci_reason" ]; then
+		skipped "render-libuci/$f" "$libuci_reason"
 	else
-		skipped "render-libuci/$f" "uci module not available"
+		render_test "render-libuci/$f" "$f"
 	fi
 
 	renders "$f" || continue
@@ -224,28 +238,10 @@ for f in "${fixtures[@]}"; do
 	fi
 done
 
-if "$UCODE" -L "$MODS" "$HERE/validate_test.uc" >"$TMP/unit.log" 2>&1; then
-	ok "unit/validate ($(tail -n1 "$TMP/unit.log"))"
-else
-	notok "unit/validate"
-	sed 's/^/#   /' "$TMP/unit.log"
-fi
-
+uc_test unit/validate "$TMP/unit.log" -L "$MODS" "$HERE/validate_test.uc"
 API=$HERE/api
-
-if "$UCODE" -L "$MODS" "$API/parse_test.uc" >"$TMP/parse.log" 2>&1; then
-	ok "unit/api-parse ($(tail -n1 "$TMP/parse.log"))"
-else
-	notok "unit/api-parse"
-	sed 's/^/#   /' "$TMP/parse.log"
-fi
-
-if "$UCODE" -L "$API/mocks" -L "$MOCKS" -L "$MODS" "$API/api_test.uc" >"$TMP/api.log" 2>&1; then
-	ok "unit/api ($(tail -n1 "$TMP/api.log"))"
-else
-	notok "unit/api"
-	sed 's/^/#   /' "$TMP/api.log"
-fi
+uc_test unit/api-parse "$TMP/parse.log" -L "$MODS" "$API/parse_test.uc"
+uc_test unit/api "$TMP/api.log" -L "$API/mocks" -L "$MOCKS" -L "$MODS" "$API/api_test.uc"
 
 if [ ! -r /usr/share/ieee-data/oui.csv ]; then
 	skipped "oui" "ieee-data not installed (apt-get install ieee-data)"
@@ -260,6 +256,7 @@ else
 fi
 
 audit_reason=$nft_reason
+[ -z "$UCODE" ] && audit_reason="ucode not found"
 for tool in ss python3 nsenter timeout; do
 	[ -z "$audit_reason" ] && ! command -v $tool >/dev/null 2>&1 && audit_reason="$tool not found"
 done
@@ -277,6 +274,17 @@ else
 fi
 
 monitor_tests
+
+if [ -z "$UCODE" ]; then
+	skipped fixture/overview "ucode not found"
+elif "$UCODE" -L "$MOCKS" -L "$MODS" -L "$HERE/monitor" "$ROOT/tests/js/fixtures/make-overview.uc" \
+		>"$TMP/overview.json" 2>"$TMP/overview.log" &&
+     cmp "$ROOT/tests/js/fixtures/overview.json" "$TMP/overview.json" >>"$TMP/overview.log"; then
+	ok "fixture/overview (overview.json is what make-overview.uc records)"
+else
+	notok "fixture/overview (tests/js/fixtures/overview.json is not what make-overview.uc records; rerun it)"
+	sed 's/^/#   /' "$TMP/overview.log"
+fi
 
 echo "ucode: $pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]

@@ -64,6 +64,8 @@ def run():
                 res["sampler_cpu_pct" + key] = s["cpu_pct"]
                 res["sampler_cpu_pct_self" + key] = s["cpu_pct_self"]
                 res["sampler_probes" + key] = s["probes"]
+                # measured, not configured: probes sent (answered or lost) per second
+                res["sampler_probes_per_s" + key] = s["probes"] / s["seconds"]
                 res["sampler_interval_ms" + key] = s["interval_ms"]
                 res["sampler_cake_rows" + key] = s["cake_rows"]
                 res["sampler_rows" + key] = s["rows"]

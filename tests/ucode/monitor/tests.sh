@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 #
-# Sourced by tests/ucode/run.sh (uses its ok/notok/skipped, UCODE, MODS,
-# MOCKS, FIXTURES, TMP): the tests of the sampler daemon retermd.
+# Sourced by tests/ucode/run.sh (uses its ok/notok/skipped/uc_test, UCODE,
+# MODS, MOCKS, FIXTURES, TMP): the tests of the sampler daemon retermd.
+# All but monitor/vectors need ucode.
 #
 #   monitor/<name>      tests/ucode/monitor/<name>_test.uc: pure modules and
 #                       the service on a simulated clock with a fake prober
@@ -19,12 +20,6 @@
 
 MON=$HERE/monitor
 
-monitor_count() {
-	local n=3 f
-	for f in "$MON"/*_test.uc; do n=$((n + 1)); done
-	echo $n
-}
-
 # kill_started <pidfile>: end a process this script started, by its pid
 kill_started() {
 	[ -s "$1" ] && kill "$(cat "$1")" 2>/dev/null
@@ -32,21 +27,16 @@ kill_started() {
 }
 
 monitor_tests() {
-	local t name log
+	local t
 
 	for t in "$MON"/*_test.uc; do
-		name=monitor/$(basename "$t" _test.uc)
-		log=$TMP/$(basename "$t").log
-		if RETERM_FIXTURES=$FIXTURES "$UCODE" -L "$MOCKS" -L "$MODS" -L "$MON" "$t" >"$log" 2>&1; then
-			ok "$name ($(tail -n1 "$log"))"
-		else
-			notok "$name"
-			sed 's/^/#   /' "$log"
-		fi
+		RETERM_FIXTURES=$FIXTURES uc_test "monitor/$(basename "$t" _test.uc)" \
+			"$TMP/$(basename "$t").log" -L "$MOCKS" -L "$MODS" -L "$MON" "$t"
 	done
 
 	local why=
-	if [ "$(id -u)" != 0 ]; then why="not root (raw ICMP)"
+	if [ -z "$UCODE" ]; then why="ucode not found"
+	elif [ "$(id -u)" != 0 ]; then why="not root (raw ICMP)"
 	elif ! command -v python3 >/dev/null 2>&1; then why="python3 not found"
 	elif ! "$UCODE" -e 'require("socket")' >/dev/null 2>&1; then why="ucode socket module not available"
 	fi
@@ -82,7 +72,8 @@ monitor_tests() {
 	fi
 
 	why=
-	if [ "$(id -u)" != 0 ]; then why="not root (raw ICMP)"
+	if [ -z "$UCODE" ]; then why="ucode not found"
+	elif [ "$(id -u)" != 0 ]; then why="not root (raw ICMP)"
 	elif ! command -v python3 >/dev/null 2>&1; then why="python3 not found"
 	elif ! command -v ubusd >/dev/null 2>&1; then why="ubusd not found"
 	elif ! command -v ubus >/dev/null 2>&1; then why="ubus CLI not found"
