@@ -17,11 +17,17 @@
  *     golden reply);
  *   - server_rtts: what the API answers for the same fixture's ss output
  *     (checked in tests/ucode/api/api_test.uc).
+ *   - monitor_status: the recorded status, with shaper/cake from the sqm
+ *     config as applied, but only 3 polls after a change (retermd reads
+ *     it again on a procd trigger): the fake apply returns at once, like
+ *     LuCI's, so the wizard must wait for the router's word.
  * Walks: look → measure with shaping off (the enabled queue is turned
- * off, the test runs, the queue is back on) → proposal (rates, rtt from
- * reflector and server RTTs) → apply → verify (before/after) → devices →
- * cancel (everything back as before). Screenshots tests/browser/out/
- * wizard.png (before/after) and wizard-progress.png (mid-test).
+ * off; no test until the router reports shaping off; the test runs, the
+ * queue is back on and reported on) → proposal (rates, rtt from
+ * reflector and server RTTs) → apply → verify once the router reports
+ * the new rates (before/after) → devices → cancel (everything back as
+ * before). Screenshots tests/browser/out/wizard.png (before/after) and
+ * wizard-progress.png (mid-test).
  *
  * Prints "ok - …" / "not ok - …" lines and "wizard: N passed, N failed";
  * exits 1 on failure. Needs /usr/bin/chromium and playwright-core.
@@ -98,11 +104,25 @@ async function stubRouter(page) {
 
 		rpc.handle('reterm', 'hosts', hosts);
 		rpc.handle('reterm', 'server_rtts', SERVER_RTTS);
-		rpc.handle('reterm', 'monitor_status', fx.status);
+		const shaping = () => {
+			const q = uci.dump('sqm').wan;
+			return (q && q.enabled === '1') ? { shaper: { rx: +q.download * 1000, tx: +q.upload * 1000 }, cake: { dl: 'ifb4eth1', ul: 'eth1' } }
+				: { shaper: null, cake: null };
+		};
+		const mon = st.mon = { lag: 3, shown: shaping(), behind: 0, reports: [] };
+		rpc.handle('reterm', 'monitor_status', () => {
+			const now = shaping();
+			if (JSON.stringify(now) === JSON.stringify(mon.shown) || mon.behind++ >= mon.lag) {
+				mon.shown = now;
+				mon.behind = 0;
+			}
+			mon.reports.push(mon.shown.shaper ? mon.shown.shaper.rx + '/' + mon.shown.shaper.tx : 'off');
+			return Object.assign({}, fx.status, mon.shown);
+		});
 		rpc.handle('reterm', 'test_status', () => st.status);
 		rpc.handle('reterm', 'test_start', p => {
 			const id = st.ids[st.started.length];
-			st.started.push({ id, params: p, sqm: uci.get('sqm', 'wan', 'enabled') });
+			st.started.push({ id, params: p, sqm: uci.get('sqm', 'wan', 'enabled'), router: mon.reports[mon.reports.length - 1] });
 			st.current = id;
 			st.status = fx.test.running[0];
 			return Object.assign({}, fx.test.start, { id });
@@ -129,9 +149,22 @@ async function runTest(page, shot) {
 		r.status = Object.assign({}, r.fx.test.done, { id: r.current, result: r.fx.results.byId[r.current].result });
 		await window.__env.poll.tick();
 	});
-	await page.waitForFunction(() => window.__env.poll.queue.length === 0);
+	await page.waitForFunction(() => !document.querySelector('.reterm-wizard-running'));
 	return texts;
 }
+
+/* tick the fake poll (1 s each) until cond holds in the page; the ticks it took, or -1 */
+const tickUntil = (page, cond, max = 20) => page.evaluate(async ({ cond, max }) => {
+	const ok = new Function('return (' + cond + ')()');
+	for (let i = 0; i <= max; i++) {
+		if (ok())
+			return i;
+		await window.__env.poll.tick();
+		await new Promise(r => setTimeout(r, 0));
+	}
+	return -1;
+}, { cond: cond.toString(), max });
+const stored = page => page.evaluate(() => JSON.parse(sessionStorage.getItem('reterm-wizard')));
 
 const text = (page, sel) => page.evaluate(s => { const n = document.querySelector(s); return n ? n.textContent : null; }, sel);
 const stepName = page => text(page, '.reterm-wizard-step.active');
@@ -166,10 +199,19 @@ async function main() {
 		check('measure: step 2, says shaping will be turned off for the test', (await stepName(page)) === '2. Measure' &&
 			/turns the queue off for the test and back on/.test(await text(page, '.reterm-wizard-body')));
 		await page.click('.reterm-wizard-start');
-		await page.waitForFunction(() => window.__router.started.length === 1);
+		await page.waitForFunction(() => window.__env.applied.length === 1 && window.__env.poll.queue.length === 1);
+		const early = await page.evaluate(async () => {
+			for (let i = 0; i < 3; i++)
+				await window.__env.poll.tick();
+			return { started: window.__router.started.length, reports: window.__router.mon.reports.slice(),
+				text: document.querySelector('.reterm-wizard-test').textContent };
+		});
+		check('measure: the apply returned, but no test while the router still reports shaping on', early.started === 0 &&
+			early.reports.length >= 3 && early.reports.every(r => r !== 'off') && /Waiting for the router to confirm that shaping is off/.test(early.text), early);
+		check('measure: the test starts once the router reports shaping off', (await tickUntil(page, () => window.__router.started.length === 1)) > 0);
 		const started = await page.evaluate(() => ({ s: window.__router.started[0], applied: window.__env.applied.length,
 			paused: JSON.parse(sessionStorage.getItem('reterm-wizard')).paused }));
-		check('measure: queue off and applied with rollback before the test starts', started.s.sqm === '0' &&
+		check('measure: queue off and applied with rollback before the test starts', started.s.sqm === '0' && started.s.router === 'off' &&
 			started.applied === 1 && started.paused.phase === 'off' && started.paused.testId === BEFORE_ID, started);
 		check('measure: test_start with the stored URLs and 4 streams', JSON.stringify(started.s.params) ===
 			JSON.stringify({ download_url: 'http://192.0.2.10/bytes/1000000000', upload_url: 'http://192.0.2.10/upload', streams: 4 }), started.s.params);
@@ -177,6 +219,10 @@ async function main() {
 		check('measure: progress through the phases', prog.map(t => t.split(' – ')[0]).join('|') ===
 			'Measuring: idle|Measuring: download|Measuring: upload|Measuring: both directions|Measuring: cooldown', prog);
 		await page.waitForFunction(() => window.__env.applied.length === 2);
+		const restoring = await stored(page);
+		const backOn = await tickUntil(page, () => JSON.parse(sessionStorage.getItem('reterm-wizard')).paused === null);
+		check('measure: the pause ends only once the router reports shaping on again', restoring.paused && restoring.paused.phase === 'restoring' &&
+			backOn > 3 && await page.evaluate(() => window.__router.mon.reports.slice(-1)[0] === '9000000/2000000'), [restoring.paused, backOn]);
 		const after2 = await page.evaluate(() => ({
 			grade: document.querySelector('.reterm-wizard-grade').textContent,
 			svg: !!document.querySelector('.reterm-wizard-result svg'),
@@ -208,6 +254,11 @@ async function main() {
 		const q4 = await sqmNow(page);
 		check('apply: the queue gets the proposal, applied with rollback', q4.enabled === '1' && q4.download === '16851' &&
 			q4.upload === '4257' && /oceanic/.test(q4.iqdisc_opts), q4);
+		check('verify: no test button while the router still reports the old rates', await page.evaluate(() =>
+			!document.querySelector('.reterm-wizard-start') && /Waiting for the router to confirm that the new shaping is active/.test(document.querySelector('.reterm-wizard-body').textContent)));
+		const ready = await tickUntil(page, () => !!document.querySelector('.reterm-wizard-start'));
+		check('verify: the test button once the router reports 16851/4257 kbit/s', ready > 3 &&
+			await page.evaluate(() => window.__router.mon.reports.slice(-1)[0] === '16851000/4257000'), ready);
 		await page.click('.reterm-wizard-start');
 		await page.waitForFunction(() => window.__router.started.length === 2);
 		check('verify: the second test runs with shaping on, nothing else applied', await page.evaluate(() =>
@@ -236,7 +287,10 @@ async function main() {
 			text: li.textContent, disabled: li.querySelector('input').disabled, checked: li.querySelector('input').checked })));
 		check('devices: consoles (re-terminated already) and handhelds offered with evidence', offers.length === 4 &&
 			offers.filter(o => o.disabled).length === 2 && offers.filter(o => o.checked && !o.disabled).length === 2 &&
-			offers.some(o => /steamdeck/.test(o.text) && /small receive window/.test(o.text)), offers.map(o => o.text.slice(0, 60)));
+			offers.some(o => /nintendo-3ds/.test(o.text) && /no scaling/.test(o.text)), offers.map(o => o.text.slice(0, 60)));
+		const deck = offers.find(o => /steamdeck/.test(o.text));
+		check('devices: the Steam Deck (no audit) is not said to lack window scaling', deck && !/3DS|without scaling|no scaling/.test(deck.text) &&
+			/An audit on the Devices page shows whether this one does/.test(deck.text), deck && deck.text);
 		await page.click('.reterm-wizard-apply-devices');
 		await page.waitForFunction(() => window.__env.applied.length === 4);
 		const dev = await page.evaluate(() => ({
@@ -263,7 +317,7 @@ async function main() {
 			back.stored === null && /previous settings are back/.test(back.note), back);
 		check('cancel: back at step 1', (await stepName(page)) === '1. Look');
 
-		check('no page errors', errors.length === 0, errors);
+		check('no page errors, no polling left', errors.length === 0 && await page.evaluate(() => window.__env.poll.queue.length === 0), errors);
 	});
 }
 

@@ -91,10 +91,10 @@ describe('propose', () => {
 		expect([q.download, q.upload, q.ok]).toEqual([0, 0, false]);
 		expect(w.propose({}).ok).toBe(false);
 	});
-	it('caps huge rates and flags inconclusive results', () => {
+	it('does not propose absurd rates and flags inconclusive results', () => {
 		const p = w.propose({ result: RESULT({ inconclusive: true, download: { throughput_bps: 1e13 } }), device: 'eth1' });
-		expect(p.download).toBe(100000000);
-		expect(p.notes.join(' ')).toMatch(/capped/);
+		expect([p.download, p.rejected.download, p.ok]).toEqual([0, 'max', true]);
+		expect(p.notes.join(' ')).toMatch(/download rate of 10 Tbit\/s is above 10 Gbit\/s/);
 		expect(p.notes.join(' ')).toMatch(/inconclusive/);
 	});
 });
@@ -247,7 +247,7 @@ describe('device offers', () => {
 	it('offers consoles, handhelds and audit-flagged devices with evidence', () => {
 		const o = w.offers(HOSTS);
 		expect(o.map(x => [x.name, x.reason, x.active])).toEqual([['3ds', 'handheld', false], ['ps4', 'console', true], ['tv', 'audit', false]]);
-		expect(o[0].evidence).toMatch(/3DS/);
+		expect(o[0].evidence).toMatch(/handhelds.*An audit on the Devices page shows whether this one does/);
 		expect(o[2].evidence).toMatch(/no scaling.*Re-termination helps/);
 		expect(o[0].mac).toBe('02:00:00:00:3d:51');
 	});
@@ -328,5 +328,163 @@ describe('cancel after the devices step', () => {
 		expect(w.cancel(s)).toEqual({ restore: true, sqm: null, retermEnabled: '0', resume: [],
 			devices: { remove: ['02:00:00:00:3d:51'], disable: ['cfg01'] } });
 		expect(w.restore(JSON.stringify(s)).devicesAdded).toEqual(['02:00:00:00:3d:51']);
+	});
+});
+
+describe('issue 12: the test URLs survive the reload after an apply', () => {
+	it('records the URLs typed in step 2 and keeps them through serialize → restore', () => {
+		let s = w.go(w.create({ sqm: null, retermEnabled: '0' }), 'measure');
+		s = w.record(s, { type: 'urls', download: ' http://192.0.2.10/bytes ', upload: 'http://192.0.2.10/upload' });
+		s = w.record(s, { type: 'pausing', sids: ['q'] });
+		const back = w.restore(JSON.stringify(w.serialize(s)));
+		expect(back.urls).toEqual({ download: 'http://192.0.2.10/bytes', upload: 'http://192.0.2.10/upload' });
+		expect(back.paused.phase).toBe('pausing');
+		expect(w.create({ sqm: null }).urls).toEqual({ download: '', upload: '' });
+	});
+});
+
+describe('issue 12: sanity check of the measured rates', () => {
+	const Q = (download, upload, enabled = '1') => ({ '.type': 'queue', enabled, interface: 'eth1', download, upload });
+	const PH = (name, start, end) => ({ name, start, end });
+	const PHASES = [PH('idle', 0, 5), PH('download', 5, 15), PH('idle', 15, 17), PH('upload', 17, 27)];
+
+	it('does not propose 11 Gbit/s measured unshaped on a line shaped at 9 Mbit/s (cake bandwidth 9950746kbit)', () => {
+		const r = RESULT({ phases: PHASES, download: { throughput_bps: 20000000 }, upload: { throughput_bps: 11056384444 } });
+		expect(w.bandwidthKbit(11056384444)).toBe(9950746);
+		const p = w.propose({ result: r, device: 'eth1', proto: 'dhcp', queue: Q('50000', '9000') });
+		expect(p.upload).toBe(9000);
+		expect(p.download).toBe(18000);
+		expect(p.rejected).toEqual({ download: null, upload: 'max' });
+		const n = p.notes.join(' ');
+		expect(n).toMatch(/The measured upload rate of 11\.1 Gbit\/s is above 10 Gbit\/s.*not proposed/);
+		expect(n).toMatch(/The upload field keeps the current rate \(9 Mbit\/s\)\. Measure again.*or type the rate/);
+		expect(w.sqmValues(p, Q('50000', '9000')).upload).toBe('9000');
+	});
+
+	it.each([
+		/* bps, queue, link Mbit/s → reason */
+		[180000001, Q('50000', '9000'), null, 'ratio'],          /* > 20 × 9 Mbit/s */
+		[180000000, Q('50000', '9000'), null, null],             /* exactly 20 × */
+		[2000000000, Q('50000', '9000', '0'), null, null],       /* a queue that is off does not count */
+		[1200000000, null, 1000, 'link'],                        /* above the WAN port's link speed */
+		[940000000, null, 1000, null],
+		[10000000001, null, null, 'max'],
+		[10000000000, null, null, null],
+		[11056384444, null, 25000, 'max']
+	])('%s bit/s, queue %j, link %s Mbit/s → %s', (bps, queue, link, reason) => {
+		const p = w.propose({ result: RESULT({ phases: PHASES, upload: { throughput_bps: bps } }), device: 'eth1', queue, linkMbit: link });
+		expect(p.rejected.upload).toBe(reason);
+		expect(p.upload).toBe(reason ? (queue ? +queue.upload : 0) : w.bandwidthKbit(bps));
+	});
+
+	it('refuses a rate from a phase with too few seconds or bytes', () => {
+		const cut = RESULT({ phases: [PH('idle', 0, 5), PH('download', 5, 8)] });
+		expect(w.propose({ result: cut, device: 'eth1' }).rejected.download).toBe('short');
+		const trickle = RESULT({ phases: PHASES, upload: { throughput_bps: 50000 } });
+		const p = w.propose({ result: trickle, device: 'eth1' });
+		expect([p.rejected.upload, p.upload]).toEqual(['short', 0]);
+		expect(p.notes.join(' ')).toMatch(/upload rate of 50 kbit\/s rests on too little data \(49 KB? in 8 s\)|upload rate of 50 kbit\/s rests on too little data/);
+		expect(p.notes.join(' ')).toMatch(/The upload field stays at 0 \(unshaped\)/);
+		/* no phase data (older results): only the other checks */
+		expect(w.propose({ result: RESULT({ upload: { throughput_bps: 50000 } }), device: 'eth1' }).rejected.upload).toBeNull();
+	});
+
+	it('checkRate gives the reason and the limit', () => {
+		expect(w.checkRate(11056384444, { currentKbit: 9000 })).toMatchObject({ reason: 'max', limit: 10000000000 });
+		expect(w.checkRate(500000000, { currentKbit: 9000 })).toMatchObject({ reason: 'ratio', limit: 180000000 });
+		expect(w.checkRate(1200000000, { linkMbit: 1000 })).toMatchObject({ reason: 'link', limit: 1000000000 });
+		expect(w.checkRate(20000000, { currentKbit: 9000, linkMbit: 1000, secs: 8, bytes: 20000000 })).toBeNull();
+		expect(w.checkRate(20000000, { linkMbit: -1 })).toBeNull();           /* no carrier: speed unknown */
+	});
+});
+
+describe('issue 12: words', () => {
+	it('a handheld without an audit is not said to lack window scaling', () => {
+		const [deck] = w.offers([{ mac: 'e0:31:9e:10:20:30', name: 'steamdeck', class: 'handheld', audit: null }]);
+		expect(deck.evidence).not.toMatch(/3DS|without scaling|no scaling/);
+		expect(deck.evidence).toMatch(/audit/);
+		const [ds] = w.offers([{ mac: '02:00:00:00:3d:51', name: '3ds', class: 'handheld',
+			audit: { recommendation: 'reterm', scaling: false, window: 16384, syn_count: 3, noscale_syns: 3, rtt_ms: 130 } }]);
+		expect(ds.evidence).toMatch(/no scaling/);
+	});
+
+	it('menu paths in messages use the menu titles (Network → Re-termination → …)', async () => {
+		const { readFileSync } = await import('node:fs');
+		const { collect } = await import('../../tools/i18n-scan.mjs');
+		const menu = JSON.parse(readFileSync(new URL('../../root/usr/share/luci/menu.d/luci-app-reterm.json', import.meta.url), 'utf8'));
+		const top = menu['admin/network/reterm'].title;
+		const pages = Object.keys(menu).filter(k => k.startsWith('admin/network/reterm/')).map(k => menu[k].title);
+		const paths = collect().map(e => e.msgid).filter(m => /Network → /.test(m)).flatMap(m => m.match(/Network → [^.,;)]*/g));
+		const ours = paths.filter(p => !/^Network → (Interfaces|Firewall)$/.test(p));
+		expect(ours.length).toBeGreaterThan(0);
+		for (const p of ours)
+			expect(p).toMatch(new RegExp(`^Network → ${top} → (${pages.join('|')})$`));
+	});
+});
+
+describe('issue 12: waiting for the router', () => {
+	const ON = { state: 'awake', shaper: { rx: 9000000, tx: 2000000 }, cake: { dl: 'ifb4eth1', ul: 'eth1' } };
+	const OFF = { state: 'awake', shaper: null, cake: null };
+
+	it('reads shaping from retermd\'s status', () => {
+		expect(w.shapingReport(ON)).toEqual({ on: true, shaper: { rx: 9000000, tx: 2000000 } });
+		expect(w.shapingReport(OFF)).toEqual({ on: false, shaper: null });
+		expect(w.shapingReport({ shaper: null, cake: { dl: 'ifb4eth1', ul: 'eth1' } }).on).toBe(true);   /* CAKE without rates */
+		expect(w.shapingReport({ state: 'awake' })).toBeNull();                                        /* says nothing */
+		expect(w.shapingReport({ error: 'not_running' })).toBeNull();
+		expect(w.shapingReport(null)).toBeNull();
+	});
+
+	it('confirms off, on or the applied rates; waits; times out after CONFIRM_TIMEOUT_S', () => {
+		expect(w.CONFIRM_TIMEOUT_S).toBe(120);
+		expect(w.confirmWait('off', ON, 0)).toBe('wait');
+		expect(w.confirmWait('off', OFF, 0)).toBe('confirmed');
+		expect(w.confirmWait('on', OFF, 1000)).toBe('wait');
+		expect(w.confirmWait('on', ON, 1000)).toBe('confirmed');
+		expect(w.confirmWait({ rx: 16851000, tx: 4257000 }, ON, 5000)).toBe('wait');                   /* still the old rates */
+		expect(w.confirmWait({ rx: 16851000, tx: 4257000 }, Object.assign({}, ON, { shaper: { rx: 16851000, tx: 4257000 } }), 5000)).toBe('confirmed');
+		expect(w.confirmWait('off', { error: 'not_running' }, 119999)).toBe('wait');
+		expect(w.confirmWait('off', ON, 120000)).toBe('timeout');
+		expect(w.confirmWait('off', OFF, 500000)).toBe('confirmed');
+	});
+
+	it('records the rates to wait for when shaping is applied', () => {
+		let s = w.record(w.create({ sqm: null }), { type: 'applied', rx: 17000000, tx: 900000 });
+		expect(s.applyWait).toEqual({ rx: 17000000, tx: 900000 });
+		expect(w.restore(JSON.stringify(s)).applyWait).toEqual({ rx: 17000000, tx: 900000 });
+		s = w.record(s, { type: 'applyConfirmed' });
+		expect([s.applyWait, s.applied.shaping]).toEqual([null, true]);
+	});
+});
+
+describe('moved out of the view', () => {
+	it('cancelOps: the UCI operations of a cancel', () => {
+		const snap = { sqm: { sid: 'q', values: { '.type': 'queue', enabled: '1', interface: 'eth1', download: '5000' } }, retermEnabled: '0' };
+		let s = w.record(w.record(w.create(snap), { type: 'pausing', sids: ['q', 'q2'] }), { type: 'applied' });
+		s = w.record(s, { type: 'devicesApplied', added: ['02:00:00:00:3d:51'], enabled: ['tv'] });
+		const now = { queueSid: 'q', main: true,
+			queues: [{ '.name': 'q', enabled: '1', interface: 'eth1', download: '17000', upload: '900' }, { '.name': 'q2', enabled: '0' }],
+			devices: [{ '.name': 'cfg1', mac: '02:00:00:00:3D:51' }, { '.name': 'tv', mac: '02:00:00:00:00:0b', enabled: '1' }, { '.name': 'pc', mac: '02:00:00:00:00:0c' }] };
+		expect(w.cancelOps(w.cancel(s), now)).toEqual([
+			['set', 'sqm', 'q', 'upload', null], ['set', 'sqm', 'q', 'download', '5000'], ['set', 'sqm', 'q2', 'enabled', '1'],
+			['remove', 'reterm', 'cfg1'], ['set', 'reterm', 'tv', 'enabled', '0'], ['set', 'reterm', 'main', 'enabled', '0']]);
+		const fresh = w.record(w.create({ sqm: null }), { type: 'applied' });
+		expect(w.cancelOps(w.cancel(fresh), { queueSid: 'cfg9', queues: [] })).toEqual([['remove', 'sqm', 'cfg9']]);
+		expect(w.cancelOps(w.cancel(w.create({ sqm: null })), { queues: [] })).toEqual([]);
+	});
+
+	it('compareRows, startError, testProblem, wan', () => {
+		const a = RESULT({ grade: 'A', download: { added_ms: 8, throughput_bps: 17000000 }, upload: { added_ms: 3, throughput_bps: 880000 } });
+		expect(w.compareRows(RESULT(), a)).toEqual([['Grade', 'D', 'A'], ['Added latency, download', '250 ms', '8 ms'],
+			['Added latency, upload', '120 ms', '3 ms'], ['Download', '20 Mbit/s', '17 Mbit/s (15 % less)'], ['Upload', '1 Mbit/s', '880 kbit/s (12 % less)']]);
+		expect(w.startError({ error: 'busy' })).toMatch(/already running/);
+		expect(w.startError({ error: 'not_running' })).toMatch(/System → Startup → retermd/);
+		expect(w.startError({ error: 'x', message: 'boom' })).toBe('The test did not start: boom');
+		expect(w.testProblem(RESULT(), null)).toBeNull();
+		expect(w.testProblem(null, null)).toMatch(/without a result/);
+		expect(w.testProblem({ stopped: true }, null)).toMatch(/stopped/);
+		expect(w.wan([{ name: 'wan', proto: 'dhcp', device: null }], [{ name: 'wan6', proto: 'dhcpv6', device: 'eth1' }], ['wan', 'wan6']))
+			.toMatchObject({ name: 'wan6' });
+		expect(w.wan([], [{ name: 'x', device: 'eth9' }], ['wan'])).toBeNull();
 	});
 });

@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, vi, afterEach } from 'vitest';
 import { createHarness } from './harness/loader.js';
 
 /* recorded replies (shapes of reterm.monitor.test / api.uc) */
@@ -39,7 +39,20 @@ function setup(opts = {}) {
 	h.network.seed({ networks: [{ name: 'wan', proto, device: 'eth1', l3device: proto === 'pppoe' ? 'pppoe-wan' : 'eth1', wan: true }] });
 	h.fs.files['/usr/lib/sqm/defaults.sh'] = '';
 	h.rpc.handle('reterm', 'hosts', { hosts: HOSTS });
-	h.rpc.handle('reterm', 'monitor_status', opts.monitorDown ? { error: 'not_running', message: 'the latency monitor (retermd) is not running' } : { state: 'awake' });
+	/* retermd's status: shaper/cake from the sqm config as applied, read
+	 * again `lag` polls after a change (the real one reloads on a procd
+	 * trigger); `was` = sqm queue values it still reports at first */
+	h.monitor = { lag: opts.lag || 0, shown: opts.was ? shapingOf([opts.was]) : null, behind: 0 };
+	h.rpc.handle('reterm', 'monitor_status', () => {
+		if (opts.monitorDown)
+			return { error: 'not_running', message: 'the latency monitor (retermd) is not running' };
+		const m = h.monitor, now = shapingOf(Object.values(h.uci.dump('sqm') || {}));
+		if (m.shown && JSON.stringify(now) !== JSON.stringify(m.shown) && m.behind++ < m.lag)
+			return Object.assign({ state: 'awake' }, m.shown);
+		m.shown = now;
+		m.behind = 0;
+		return Object.assign({ state: 'awake' }, now);
+	});
 	h.rpc.handle('reterm', 'test_start', opts.start || { started: true, id: 'b1', total: 44 });
 	h.rpc.handle('reterm', 'test_stop', { state: 'done' });
 	h.rpc.handle('reterm', 'server_rtts', opts.servers || { rtts: [], source: 'ss' });
@@ -49,6 +62,17 @@ function setup(opts = {}) {
 		h.window.sessionStorage = opts.storage;
 	return h;
 }
+
+/* what retermd reports for these sqm queues: the first enabled one */
+function shapingOf(queues) {
+	const q = queues.find(s => s && s['.type'] === 'queue' && s.enabled === '1');
+	if (!q)
+		return { shaper: null, cake: null };
+	const rx = (+q.download || 0) * 1000, tx = (+q.upload || 0) * 1000;
+	return { shaper: (rx || tx) ? { rx, tx } : null, cake: { dl: `ifb4${q.interface}`, ul: q.interface } };
+}
+
+const flush = async () => { for (let i = 0; i < 10; i++) await Promise.resolve(); };
 
 async function open(h) {
 	const v = await h.require('view.reterm.wizard');
@@ -128,6 +152,7 @@ describe('the whole flow', () => {
 		expect(q).toMatchObject({ '.type': 'queue', enabled: '1', interface: 'eth1', download: '17000', upload: '900',
 			iqdisc_opts: 'internet dual-dsthost nat ethernet ingress', eqdisc_opts: 'internet dual-srchost nat ethernet' });
 		expect(JSON.parse(storage.data['reterm-wizard']).applied.shaping).toBe(true);
+		await h.poll.tick();               /* the router reports the new rates */
 
 		await measure(h, p, AFTER);
 		const cmp = p.text('.reterm-wizard-compare');
@@ -140,7 +165,8 @@ describe('the whole flow', () => {
 		expect(p.step()).toBe('5. Devices');
 		const offers = p.root.querySelectorAll('.reterm-wizard-offers li').map(li => h.text(li));
 		expect(offers).toHaveLength(2);
-		expect(offers[0]).toMatch(/3ds.*3DS/);
+		expect(offers[0]).toMatch(/3ds.*An audit on the Devices page shows whether this one does/);
+		expect(offers[0]).not.toMatch(/3DS|without scaling/);
 		expect(offers[1]).toMatch(/tv.*no scaling.*Re-termination helps/);
 
 		p.root.querySelectorAll('input.reterm-wizard-offer')[1].checked = false;
@@ -239,7 +265,8 @@ describe('failures', () => {
 		await h.poll.tick();
 		expect(h.ui.applied).toEqual([]);
 		await p.$('.reterm-wizard-next').click();
-		expect(p.text()).toMatch(/Measured with shaping on/);
+		expect(p.text()).toMatch(/Measured with shaping on: the rates below are 90 % of the rates measured through the current shaper/);
+		expect(p.text()).not.toMatch(/90 % of the shaped rates/);
 	});
 });
 
@@ -308,6 +335,7 @@ describe('measuring with shaping off', () => {
 		await p.$('.reterm-wizard-start').click();
 		expect(h.ui.applied).toEqual([{ checked: true }]);
 		expect(h.uci.dump('sqm').q.enabled).toBe('0');
+		await h.poll.tick();               /* the router reports shaping off */
 		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(1);
 		expect(JSON.parse(storage.data['reterm-wizard']).paused).toEqual({ sids: ['q'], phase: 'off', testId: 'b1' });
 		expect(p.$('.reterm-wizard-next')).toBeNull();
@@ -315,6 +343,7 @@ describe('measuring with shaping off', () => {
 		expect(p.text('.reterm-wizard-test')).toMatch(/Shaping is off for this measurement.*Measuring: download – 25 %/);
 		await h.poll.tick();
 		expect(h.ui.applied).toHaveLength(2);
+		await h.poll.tick();               /* the router reports shaping on again */
 		expect(h.uci.dump('sqm').q).toMatchObject({ enabled: '1', download: '5000' });
 		expect(JSON.parse(storage.data['reterm-wizard']).paused).toBeNull();
 		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
@@ -330,7 +359,7 @@ describe('measuring with shaping off', () => {
 		await p.$('.reterm-wizard-next').click();
 		h.replies.push({ state: 'done', result: { v: 1, id: 'b1', error: 'no_idle_rtt', phases: [], samples: [] } });
 		await p.$('.reterm-wizard-start').click();
-		await h.poll.tick();
+		await h.poll.tick(3);
 		expect(p.text()).toMatch(/No reflector answered/);
 		expect(h.uci.dump('sqm').q.enabled).toBe('1');
 		expect(h.ui.applied).toHaveLength(2);
@@ -341,16 +370,18 @@ describe('measuring with shaping off', () => {
 		const p = await open(h);
 		await p.$('.reterm-wizard-next').click();
 		await p.$('.reterm-wizard-start').click();
+		await h.poll.tick(2);
 		expect(p.text()).toMatch(/A test is already running/);
-		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length]).toEqual(['1', 2]);
+		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length, h.poll.queue.length]).toEqual(['1', 2, 0]);
 
 		h.rpc.handle('reterm', 'test_start', { started: true, id: 'b2', total: 44 });
 		h.replies.push({ state: 'running', phase: 'idle', progress: 0.05 });
 		await p.$('.reterm-wizard-retry').click();
 		await p.$('.reterm-wizard-start').click();
 		expect(h.uci.dump('sqm').q.enabled).toBe('0');
-		await h.poll.tick();
+		await h.poll.tick(2);
 		await p.$('.reterm-wizard-stop').click();
+		await h.poll.tick();
 		expect(h.rpc.callsTo('reterm', 'test_stop')).toHaveLength(1);
 		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length, h.poll.queue.length]).toEqual(['1', 4, 0]);
 	});
@@ -361,7 +392,8 @@ describe('measuring with shaping off', () => {
 		await p.$('.reterm-wizard-next').click();
 		h.replies.push({ state: 'running', phase: 'download', progress: 0.3 });
 		await p.$('.reterm-wizard-start').click();
-		await h.poll.tick();
+		await h.poll.tick(2);
+		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(1);
 		await p.$('.reterm-wizard-cancel').click();
 		expect(h.rpc.callsTo('reterm', 'test_stop')).toHaveLength(1);
 		expect(h.uci.dump('sqm').q).toEqual({ '.name': 'q', '.type': 'queue', '.anonymous': false, '.index': 0, enabled: '1', interface: 'eth1', download: '5000', upload: '500' });
@@ -384,6 +416,7 @@ describe('measuring with shaping off', () => {
 		expect(p.text()).toMatch(/Measuring: upload – 60 %/);
 		await h.poll.tick();
 		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length]).toEqual(['1', 1]);
+		await h.poll.tick();
 		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
 	});
 
@@ -394,8 +427,9 @@ describe('measuring with shaping off', () => {
 		const storage = memoryStorage({ 'reterm-wizard': JSON.stringify(s) });
 		const h = setup({ sqm: { q: Object.assign({}, SHAPED.q, { enabled: '0' }) }, storage });
 		const p = await open(h);
-		await Promise.resolve(); await Promise.resolve(); await Promise.resolve();
+		await flush();
 		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length]).toEqual(['1', 1]);
+		await h.poll.tick();
 		expect(JSON.parse(storage.data['reterm-wizard']).paused).toBeNull();
 		expect(p.$('.reterm-wizard-next')).not.toBeNull();
 	});
@@ -440,5 +474,163 @@ describe('cancel after the devices step', () => {
 		expect(h.ui.applied).toHaveLength(2);
 		expect(JSON.stringify(h.uci.dump('reterm'))).toBe(before);
 		expect(h.ui.notifications.map(n => n.text).join()).toMatch(/previous settings are back/);
+	});
+});
+
+describe('issue 12: the wizard on real LuCI', () => {
+	afterEach(() => vi.restoreAllMocks());
+
+	const NO_URLS = { monitor: { '.type': 'monitor' } };
+	const type = (p, sel, value) => { p.$(sel).value = value; p.$(sel).dispatchEvent({ type: 'input' }); };
+
+	it('the URLs typed in step 2 survive a page reload', async () => {
+		const storage = memoryStorage();
+		const h = setup({ storage, reterm: NO_URLS });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		type(p, '#reterm-wizard-dl', 'http://198.51.100.7/big');
+		type(p, '#reterm-wizard-ul', 'http://198.51.100.7/up');
+
+		/* the reload: a new view from what is stored */
+		const h2 = setup({ storage, reterm: NO_URLS });
+		const p2 = await open(h2);
+		expect(p2.step()).toBe('2. Measure');
+		expect([p2.$('#reterm-wizard-dl').value, p2.$('#reterm-wizard-ul').value]).toEqual(['http://198.51.100.7/big', 'http://198.51.100.7/up']);
+		await measure(h2, p2, BEFORE);
+		expect(h2.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({ download_url: 'http://198.51.100.7/big', upload_url: 'http://198.51.100.7/up', streams: 4 });
+	});
+
+	it('starts the test only once the router reports shaping off, goes on only once it is back on', async () => {
+		const storage = memoryStorage();
+		const h = setup({ sqm: SHAPED, storage, lag: 3 });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		h.replies.push({ state: 'done', result: BEFORE });
+		await p.$('.reterm-wizard-start').click();
+		expect(h.ui.applied).toEqual([{ checked: true }]);
+		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
+		expect(p.text('.reterm-wizard-test')).toMatch(/Waiting for the router to confirm that shaping is off/);
+		await h.poll.tick(3);
+		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
+		await h.poll.tick();
+		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(1);
+		expect(JSON.parse(storage.data['reterm-wizard']).paused).toMatchObject({ phase: 'off', testId: 'b1' });
+
+		await h.poll.tick();
+		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length]).toEqual(['1', 2]);
+		expect(JSON.parse(storage.data['reterm-wizard']).paused.phase).toBe('restoring');
+		expect(p.text('.reterm-wizard-test')).toMatch(/Waiting for the router to confirm that shaping is back on/);
+		expect(p.$('.reterm-wizard-next')).toBeNull();
+		await h.poll.tick(3);
+		expect(JSON.parse(storage.data['reterm-wizard']).paused).not.toBeNull();
+		await h.poll.tick();
+		expect(JSON.parse(storage.data['reterm-wizard']).paused).toBeNull();
+		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
+		expect(p.$('.reterm-wizard-next')).not.toBeNull();
+		expect(h.poll.queue).toHaveLength(0);
+	});
+
+	it('after the reload LuCI does: waits for shaping off, then tests with the typed URLs', async () => {
+		const storage = memoryStorage();
+		const h = setup({ sqm: SHAPED, storage, lag: 100, reterm: NO_URLS });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		type(p, '#reterm-wizard-dl', 'http://198.51.100.7/big');
+		type(p, '#reterm-wizard-ul', 'http://198.51.100.7/up');
+		await p.$('.reterm-wizard-start').click();
+		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
+
+		/* LuCI reloads the page: the router has the queue off, retermd still reports it on */
+		const h2 = setup({ sqm: { q: Object.assign({}, SHAPED.q, { enabled: '0' }) }, was: SHAPED.q, lag: 2, storage, reterm: NO_URLS });
+		const p2 = await open(h2);
+		await flush();
+		expect(p2.step()).toBe('2. Measure');
+		expect(p2.text('.reterm-wizard-test')).toMatch(/Waiting for the router to confirm that shaping is off/);
+		await h2.poll.tick();              /* still reports the queue on */
+		expect(h2.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
+		await h2.poll.tick();
+		expect(h2.rpc.callsTo('reterm', 'test_start').map(c => c.params)).toEqual([{ download_url: 'http://198.51.100.7/big', upload_url: 'http://198.51.100.7/up', streams: 4 }]);
+		expect(h2.ui.applied).toHaveLength(0);
+	});
+
+	it('a reload right after test_start picks up the running test instead of starting another', async () => {
+		const w = await createHarness().require('reterm.wizard');
+		let s = w.go(w.create({ sqm: { sid: 'q', values: SHAPED.q }, retermEnabled: '0' }), 'measure');
+		s = w.record(w.record(s, { type: 'pausing', sids: ['q'] }), { type: 'paused' });
+		const h = setup({ sqm: { q: Object.assign({}, SHAPED.q, { enabled: '0' }) }, storage: memoryStorage({ 'reterm-wizard': JSON.stringify(s) }) });
+		h.replies.push({ state: 'running', id: 'b7', phase: 'download', progress: 0.3 }, { state: 'done', id: 'b7', result: Object.assign({}, BEFORE, { id: 'b7' }) });
+		const p = await open(h);
+		await flush();
+		await h.poll.tick();
+		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
+		await h.poll.tick();
+		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
+	});
+
+	it('gives up with a clear message when the router never reports shaping off; shaping goes back on', async () => {
+		let now = 1e12;
+		vi.spyOn(Date, 'now').mockImplementation(() => now);
+		const h = setup({ sqm: SHAPED, lag: 1e6 });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await p.$('.reterm-wizard-start').click();
+		await h.poll.tick(5);
+		now += 121000;
+		await h.poll.tick();
+		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
+		expect(p.text()).toMatch(/The router did not confirm within 120 s that shaping is off, so the test did not start/);
+		await h.poll.tick();
+		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length, h.poll.queue.length]).toEqual(['1', 2, 0]);
+		expect(p.$('.reterm-wizard-retry')).not.toBeNull();
+	});
+
+	it('the check after applying starts only once the router reports the new rates', async () => {
+		const h = setup({ lag: 2 });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await measure(h, p, BEFORE);
+		await p.$('.reterm-wizard-next').click();
+		await p.$('.reterm-wizard-accept').click();
+		await p.$('.reterm-wizard-apply').click();
+		expect(h.ui.applied).toHaveLength(1);
+		expect(p.$('.reterm-wizard-start')).toBeNull();
+		expect(p.text()).toMatch(/Waiting for the router to confirm that the new shaping is active/);
+		await h.poll.tick(2);
+		expect(p.$('.reterm-wizard-start')).toBeNull();
+		await h.poll.tick();
+		expect(p.$('.reterm-wizard-start')).not.toBeNull();
+		expect(h.poll.queue).toHaveLength(0);
+	});
+
+	it('does not propose 11 Gbit/s measured unshaped on a line shaped at 9 Mbit/s', async () => {
+		const q = { '.type': 'queue', enabled: '1', interface: 'eth1', download: '50000', upload: '9000' };
+		const h = setup({ sqm: { q } });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		h.replies.push({ state: 'done', result: Object.assign({}, BEFORE, { upload: Object.assign({}, BEFORE.upload, { throughput_bps: 11056384444 }) }) });
+		await p.$('.reterm-wizard-start').click();
+		await h.poll.tick(3);
+		await p.$('.reterm-wizard-next').click();
+		expect(p.step()).toBe('3. Propose');
+		expect([p.$('#reterm-wizard-down').value, p.$('#reterm-wizard-up').value]).toEqual(['18', '9']);
+		expect(p.text()).toMatch(/The measured upload rate of 11\.1 Gbit\/s is above 10 Gbit\/s.*not proposed\. The upload field keeps the current rate \(9 Mbit\/s\)/);
+		expect(p.text('.reterm-wizard-preview')).toMatch(/dev eth1 root cake bandwidth 9000kbit/);
+		expect(p.text('.reterm-wizard-preview')).not.toMatch(/9950746kbit/);
+	});
+
+	it('counts of one read right: "the 1 round-trip time … is", "1 server"', async () => {
+		const h = setup({ servers: { rtts: [40], source: 'ss' } });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await measure(h, p, Object.assign({}, BEFORE, { reflector_idle: [] }));
+		await p.$('.reterm-wizard-next').click();
+		expect(p.text()).toMatch(/98 % of the 2 round-trip times the router measured \(to the test reflectors and to 1 server of open connections\) are at most 40 ms/);
+		const h1 = setup();
+		const p1 = await open(h1);
+		await p1.$('.reterm-wizard-next').click();
+		await measure(h1, p1, Object.assign({}, BEFORE, { reflector_idle: [{ target: '1.1.1.1', rtt: 14 }] }));
+		await p1.$('.reterm-wizard-next').click();
+		expect(p1.text()).not.toMatch(/1 round-trip times/);
+		expect(p1.text()).toMatch(/The 1 round-trip time the router measured \(to the test reflectors\) is 14 ms/);
 	});
 });

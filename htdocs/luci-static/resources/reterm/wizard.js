@@ -4,6 +4,7 @@
 'require reterm.cake as cake';
 'require reterm.shaping as shaping';
 'require reterm.devices as devices';
+'require reterm.units as units';
 
 /*
  * Setup wizard logic, pure (no DOM, no RPC, no UCI): the step state
@@ -21,20 +22,29 @@
  *     measuredAsIs: true when the user chose to measure with shaping on,
  *     proposal: propose() result (possibly edited) | null,
  *     applied: { shaping: bool, devices: bool },
+ *     applyWait: { rx, tx } bit/s | null: shaping is applied, but the
+ *       router has not yet reported these shaper rates (no "after" test),
  *     after: test result with the proposal applied | null,
  *     paused: { sids, phase: 'pausing'|'off'|'restoring', testId } | null
  *       the sqm queues the wizard turned off to measure without shaping,
+ *     urls: { download, upload } test URLs the user typed ('' = use
+ *       the monitor settings' URL), kept so a reload does not lose them,
  *     devicesAdded: MACs of the device sections the wizard added,
  *     devicesEnabled: device sections it switched from enabled 0 to 1,
  *     done: bool }
  *
  * Measuring with shaping off (step 2): when sqm queues are enabled, the
  * view stages enabled 0 on them (pausePlan()), records "pausing" and
- * applies with rollback; once the change shows (pauseStatus() "off") it
- * runs the test, and when the test ends, fails, is stopped or the wizard
- * is cancelled it stages enabled 1 again (resumeChanges()), records
- * "restoring" and applies; pauseStatus() "restored" ends the pause. No
- * later step can be entered while a pause is recorded.
+ * applies with rollback. LuCI's apply only starts there: it confirms in
+ * the background and then reloads the page. So once UCI shows the change
+ * (pauseStatus() "off") the view polls retermd's status until the router
+ * reports no shaper and no CAKE queue (confirmWait(); the state survives
+ * the reload), records "paused" and runs the test. When the test ends,
+ * fails, is stopped or the wizard is cancelled it stages enabled 1 again
+ * (resumeChanges()), records "restoring", applies, and once the router
+ * reports shaping on again records "restored". No later step can be
+ * entered while a pause is recorded. Step 4 likewise waits for the
+ * router to report the applied rates (applyWait) before the "after" test.
  *
  * Apart from that pause, nothing is staged before the apply step. Step 4
  * stages the sqm section and applies it in one go (LuCI's apply with
@@ -48,6 +58,13 @@ var STEPS = [ 'look', 'measure', 'propose', 'apply', 'devices' ];
 
 /* fraction of the measured throughput the shaper gets */
 var SHARE = 0.9;
+
+/* sanity limits of a measured rate (checkRate()) */
+var MAX_PLAUSIBLE_BPS = 10e9, MAX_RATIO = 20, LINK_SLACK = 1.05, MIN_SECS = 3, MIN_BYTES = 100000, RAMP_SECS = 2;
+
+/* how long the view waits for the router to report an applied change:
+ * LuCI's rollback window (90 s by default) and some */
+var CONFIRM_TIMEOUT_S = 120;
 
 /* sqm stores whole kbit/s; the Shaping page allows up to 100000 Mbit/s */
 var MAX_KBIT = 100000000;
@@ -87,6 +104,7 @@ return baseclass.extend({
 	SHARE: SHARE,
 	MAX_KBIT: MAX_KBIT,
 	RTT_FLOOR_MS: RTT_FLOOR_MS,
+	CONFIRM_TIMEOUT_S: CONFIRM_TIMEOUT_S,
 
 	/* ---- state machine ---------------------------------------------- */
 
@@ -100,8 +118,8 @@ return baseclass.extend({
 		return {
 			v: VERSION, step: 'look', reached: 0, snapshot: clone(snapshot || { sqm: null, retermEnabled: '0' }),
 			before: null, measuredAsIs: false, proposal: null,
-			applied: { shaping: false, devices: false }, after: null, paused: null,
-			devicesAdded: [], devicesEnabled: [], done: false
+			applied: { shaping: false, devices: false }, applyWait: null, after: null, paused: null,
+			urls: { download: '', upload: '' }, devicesAdded: [], devicesEnabled: [], done: false
 		};
 	},
 
@@ -170,7 +188,10 @@ return baseclass.extend({
 	 * Record a step's outcome. Events:
 	 *   { type: 'measured', result, asIs }    → before = result, proposal reset
 	 *   { type: 'proposed', proposal }        → proposal (user edits)
-	 *   { type: 'applied' }                   → applied.shaping = true
+	 *   { type: 'applied', rx, tx }           → applied.shaping = true,
+	 *       applyWait = the shaper rates (bit/s) the router should report
+	 *   { type: 'applyConfirmed' }            → applyWait = null
+	 *   { type: 'urls', download, upload }    → urls (typed test URLs)
 	 *   { type: 'verified', result }          → after = result
 	 *   { type: 'skipApply' }                 → devices step reachable
 	 *   { type: 'devicesApplied', added, enabled } → applied.devices,
@@ -205,7 +226,16 @@ return baseclass.extend({
 
 		case 'applied':
 			s.applied.shaping = true;
+			s.applyWait = { rx: num(ev.rx), tx: num(ev.tx) };
 			s.after = null;
+			break;
+
+		case 'applyConfirmed':
+			s.applyWait = null;
+			break;
+
+		case 'urls':
+			s.urls = { download: str(ev.download).trim(), upload: str(ev.upload).trim() };
 			break;
 
 		case 'verified':
@@ -317,6 +347,48 @@ return baseclass.extend({
 		return out;
 	},
 
+	/**
+	 * The UCI operations a cancel() result means, against the
+	 * configuration as it is now.
+	 * @param {Object} c cancel() result
+	 * @param {{queueSid: string, queues: Object[], devices: Object[],
+	 *   main: boolean}} now the sqm queue section to restore (when the
+	 *   snapshot had none), uci.sections('sqm', 'queue'),
+	 *   uci.sections('reterm', 'device'), whether reterm.main exists
+	 * @returns {Array[]} [ 'set', conf, sid, option, value (null =
+	 *   unset) ] and [ 'remove', conf, sid ]
+	 */
+	cancelOps: function(c, now) {
+		var ops = [], q = {}, sid = c && c.sqm && (c.sqm.sid || now.queueSid);
+
+		(now.queues || []).forEach(function(s) { q[s['.name']] = s });
+
+		if (c && c.sqm && sid && c.sqm.values == null)
+			ops.push([ 'remove', 'sqm', sid ]);
+		else if (c && c.sqm && sid)
+			(this.restoreChanges(c.sqm.values, q[sid] || {}) || []).forEach(function(kv) { ops.push([ 'set', 'sqm', sid, kv[0], kv[1] ]) });
+
+		/* queues turned off for a measurement: on again (unless the
+		 * snapshot restore above already sets them) */
+		((c && c.resume) || []).forEach(function(s) {
+			if (q[s] && str(q[s].enabled) !== '1' && !(c.sqm && c.sqm.sid === s))
+				ops.push([ 'set', 'sqm', s, 'enabled', '1' ]);
+		});
+
+		if (c && c.devices)
+			(now.devices || []).forEach(function(s) {
+				if (c.devices.remove.indexOf(devices.normalizeMac(s.mac)) > -1)
+					ops.push([ 'remove', 'reterm', s['.name'] ]);
+				else if (c.devices.disable.indexOf(s['.name']) > -1)
+					ops.push([ 'set', 'reterm', s['.name'], 'enabled', '0' ]);
+			});
+
+		if (c && c.retermEnabled != null && now.main)
+			ops.push([ 'set', 'reterm', 'main', 'enabled', c.retermEnabled ]);
+
+		return ops;
+	},
+
 	/* ---- measuring with shaping off -------------------------------------- */
 
 	/**
@@ -383,6 +455,41 @@ return baseclass.extend({
 		return (p.sids || []).filter(function(sid) { return cur.hasOwnProperty(sid) && cur[sid] !== '1' });
 	},
 
+	/**
+	 * What retermd's status (reterm monitor_status) says about shaping.
+	 * @returns {{on: boolean, shaper: Object|null}|null} on: an sqm queue
+	 *   shapes (shaper { rx, tx } bit/s) or a CAKE queue runs; null when
+	 *   the reply does not tell (error, no shaper/cake fields)
+	 */
+	shapingReport: function(reply) {
+		if (!reply || typeof reply !== 'object' || reply.error || !('shaper' in reply || 'cake' in reply))
+			return null;
+
+		return { on: reply.shaper != null || reply.cake != null, shaper: reply.shaper || null };
+	},
+
+	/**
+	 * Whether the router reports what an apply should have done.
+	 * @param {string|Object} want 'off' (no shaper, no CAKE), 'on', or
+	 *   { rx, tx } the shaper rates in bit/s (null = any)
+	 * @param {Object} reply monitor_status reply
+	 * @param {number} waitedMs how long the view has waited
+	 * @returns {string} 'confirmed', 'wait' or 'timeout'
+	 *   (CONFIRM_TIMEOUT_S passed)
+	 */
+	confirmWait: function(want, reply, waitedMs) {
+		var r = this.shapingReport(reply), ok = false;
+
+		if (r && want === 'off')
+			ok = !r.on;
+		else if (r && want === 'on')
+			ok = r.on;
+		else if (r && want && typeof want === 'object')
+			ok = !!r.shaper && [ 'rx', 'tx' ].every(function(k) { return want[k] == null || r.shaper[k] === want[k] });
+
+		return ok ? 'confirmed' : (waitedMs >= CONFIRM_TIMEOUT_S * 1000) ? 'timeout' : 'wait';
+	},
+
 	/** a plain object for sessionStorage */
 	serialize: function(state) {
 		return clone(state);
@@ -426,6 +533,61 @@ return baseclass.extend({
 			return null;
 
 		return Math.min(MAX_KBIT, Math.max(1, Math.round(bps * SHARE / 1000)));
+	},
+
+	/**
+	 * Sanity check of a measured rate: is it a rate the line can have?
+	 * Not when it comes from a loaded phase of under 3 s or 100 kB
+	 * (short), is above the WAN port's link speed (link, +5 %), above
+	 * 10 Gbit/s (max: beyond what CAKE shapes on a router; e.g. 11 Gbit/s
+	 * counted on a line shaped at 9 Mbit/s, issue 12), or more than 20
+	 * times the rate the shaper had (ratio).
+	 * @param {number} bps measured rate
+	 * @param {{secs, bytes, linkMbit, currentKbit}} ctx what is known:
+	 *   the phase's measured window and volume (phaseVolume()), the link
+	 *   speed in Mbit/s, the enabled shaper's rate in kbit/s
+	 * @returns {{reason: string, limit: number}|null} null = plausible;
+	 *   limit in bit/s (short: the bytes, limit = ctx.secs)
+	 */
+	checkRate: function(bps, ctx) {
+		var c = ctx || {}, link = num(c.linkMbit), cur = num(c.currentKbit);
+
+		if (num(bps) === null || bps <= 0)
+			return null;
+
+		if (num(c.secs) !== null && (c.secs < MIN_SECS || num(c.bytes) !== null && c.bytes < MIN_BYTES))
+			return { reason: 'short', limit: c.secs };
+
+		if (link !== null && link > 0 && bps > link * 1e6 * LINK_SLACK)
+			return { reason: 'link', limit: link * 1e6 };
+
+		if (bps > MAX_PLAUSIBLE_BPS)
+			return { reason: 'max', limit: MAX_PLAUSIBLE_BPS };
+
+		if (cur !== null && cur > 0 && bps > cur * 1000 * MAX_RATIO)
+			return { reason: 'ratio', limit: cur * 1000 * MAX_RATIO };
+
+		return null;
+	},
+
+	/**
+	 * The measured window of a loaded phase and what moved in it: the
+	 * first phase of that name in result.phases, minus the 2 s ramp the
+	 * router leaves out (at most half the phase).
+	 * @returns {{secs: number, bytes: number|null}|null} null without
+	 *   phase data
+	 */
+	phaseVolume: function(result, name, bps) {
+		var ph = (result && Array.isArray(result.phases) ? result.phases : []).filter(function(p) {
+			return p && p.name === name && num(p.start) !== null && num(p.end) !== null;
+		})[0];
+
+		if (!ph)
+			return null;
+
+		var len = Math.max(0, ph.end - ph.start), secs = len - Math.min(RAMP_SECS, len / 2);
+
+		return { secs: secs, bytes: (num(bps) !== null) ? Math.round(bps * secs / 8) : null };
 	},
 
 	/**
@@ -518,6 +680,22 @@ return baseclass.extend({
 		return out;
 	},
 
+	/* why a measured rate is not proposed, and what the field holds instead */
+	rejectNote: function(name, bps, why, vol, currentKbit) {
+		var d = (name === 'download') ? _('download') : _('upload'), rate = units.formatRate(bps, 3), text;
+
+		switch (why.reason) {
+		case 'short': text = _('The measured %s rate of %s rests on too little data (%s in %s s), so it is not proposed.').format(d, rate, units.formatBytes(vol.bytes, 2), round1(vol.secs)); break;
+		case 'link': text = _('The measured %s rate of %s is more than the WAN port\'s link speed (%s), so it is not proposed.').format(d, rate, units.formatRate(why.limit, 3)); break;
+		case 'max': text = _('The measured %s rate of %s is above 10 Gbit/s, beyond what CAKE can shape on a router, so it is not proposed.').format(d, rate); break;
+		default: text = _('The measured %s rate of %s is more than %d times the current shaper rate (%s), so it is not proposed.').format(d, rate, MAX_RATIO, units.formatRate(currentKbit * 1000, 3));
+		}
+
+		return text + ' ' + (currentKbit > 0
+			? _('The %s field keeps the current rate (%s). Measure again with nothing else using the line, or type the rate your line can do.').format(d, units.formatRate(currentKbit * 1000, 3))
+			: _('The %s field stays at 0 (unshaped). Measure again with nothing else using the line, or type the rate your line can do.').format(d));
+	},
+
 	/**
 	 * The proposal.
 	 * @param {Object} input
@@ -526,37 +704,118 @@ return baseclass.extend({
 	 * @param {string} input.proto WAN protocol
 	 * @param {boolean} [input.docsis] cable modem
 	 * @param {number[]} [input.servers] server RTTs in ms
+	 * @param {Object} [input.queue] the sqm queue's values before the
+	 *   wizard (its rates are the current ones; when it is enabled, the
+	 *   shaper rate for checkRate())
+	 * @param {number} [input.linkMbit] the WAN port's link speed
 	 * @returns {{device, download, upload, rtt, overhead, rttInfo,
-	 *   notes: string[], ok: boolean}} download/upload kbit/s (0 = the
-	 *   direction was not measured, left unshaped); ok false when neither
+	 *   notes: string[], rejected: {download, upload}, ok: boolean}}
+	 *   download/upload kbit/s (0 = not measured, left unshaped; a rate
+	 *   that fails checkRate() is not proposed: the queue's current rate
+	 *   or 0 instead, rejected names the reason); ok false when neither
 	 *   direction was measured
 	 */
 	propose: function(input) {
 		input = input || {};
 
-		var r = input.result,
-		    down = this.bandwidthKbit((dir(r, 'download') || {}).throughput_bps),
-		    up = this.bandwidthKbit((dir(r, 'upload') || {}).throughput_bps),
-		    rtt = this.proposeRtt({ reflectors: this.reflectorRtts(r), servers: input.servers }),
-		    notes = [];
+		var self = this, r = input.result, q = input.queue || {}, notes = [], rejected = {}, rates = {}, measured = false,
+		    rtt = this.proposeRtt({ reflectors: this.reflectorRtts(r), servers: input.servers });
 
-		if (down === null)
-			notes.push(_('The download throughput was not measured, so the download is left unshaped (0).'));
+		[ 'download', 'upload' ].forEach(function(name) {
+			var bps = (dir(r, name) || {}).throughput_bps, kbit = self.bandwidthKbit(bps),
+			    cur = /^[0-9]+$/.test(str(q[name])) ? +q[name] : 0,
+			    vol = self.phaseVolume(r, name, bps) || {},
+			    why = (kbit === null) ? null : self.checkRate(bps, { secs: vol.secs, bytes: vol.bytes, linkMbit: input.linkMbit,
+			    	currentKbit: str(q.enabled) === '1' ? cur : null });
 
-		if (up === null)
-			notes.push(_('The upload throughput was not measured, so the upload is left unshaped (0).'));
+			rejected[name] = why ? why.reason : null;
+			rates[name] = why ? cur : (kbit || 0);
+			measured = measured || kbit !== null;
 
-		if (down === MAX_KBIT || up === MAX_KBIT)
-			notes.push(_('The measured rate is above 100 Gbit/s; the proposal is capped there.'));
+			if (kbit === null)
+				notes.push(name === 'download' ? _('The download throughput was not measured, so the download is left unshaped (0).')
+					: _('The upload throughput was not measured, so the upload is left unshaped (0).'));
+			else if (why)
+				notes.push(self.rejectNote(name, bps, why, vol, cur));
+		});
 
 		if (r && (r.inconclusive || dir(r, 'download') && dir(r, 'download').inconclusive || dir(r, 'upload') && dir(r, 'upload').inconclusive))
 			notes.push(_('The measurement was inconclusive; check the rates before applying.'));
 
 		return {
-			device: str(input.device), download: down || 0, upload: up || 0,
+			device: str(input.device), download: rates.download, upload: rates.upload,
 			rtt: rtt.rtt, overhead: this.overheadFor(input.proto, input.docsis),
-			rttInfo: rtt, notes: notes, ok: down !== null || up !== null
+			rttInfo: rtt, notes: notes, rejected: rejected, ok: measured
 		};
+	},
+
+	/**
+	 * What the proposal's fields are based on, for their descriptions.
+	 * @param {Object} p propose() result
+	 * @param {Object} before the "before" test result
+	 * @param {number} servers how many server RTTs went into the rtt rule
+	 * @returns {{download: string, upload: string, rtt: string}}
+	 */
+	explain: function(p, before, servers) {
+		var ri = (p && p.rttInfo) || {}, rej = (p && p.rejected) || {},
+		    to = servers ? N_(servers, 'to the test reflectors and to %d server of open connections', 'to the test reflectors and to %d servers of open connections').format(servers)
+		    	: _('to the test reflectors'),
+		    rate = function(name) {
+		    	var bps = (dir(before, name) || {}).throughput_bps, m = (num(bps) !== null) ? units.formatRate(bps, 3) : '–';
+
+		    	return rej[name] ? _('Not proposed: the measured %s is not plausible (see above). 0 leaves this direction unshaped.').format(m)
+		    		: (name === 'download') ? _('90 %% of the measured %s; 0 leaves the download unshaped.').format(m)
+		    		: _('90 %% of the measured %s; 0 leaves the upload unshaped.').format(m);
+		    };
+
+		return {
+			download: rate('download'), upload: rate('upload'),
+			rtt: (ri.p98 != null)
+				? N_(ri.samples, 'The %d round-trip time the router measured (%s) is %s; proposed: the smallest preset from 100 ms up that covers it.',
+					'98 %% of the %d round-trip times the router measured (%s) are at most %s; proposed: the smallest preset from 100 ms up that covers them.')
+					.format(ri.samples, to, _('%s ms').format(round1(ri.p98)))
+				: _('No round-trip times were measured; CAKE\'s default.')
+		};
+	},
+
+	/* ---- the test ------------------------------------------------------- */
+
+	/** why test_start refused (an error reply), translated */
+	startError: function(r) {
+		switch (r && r.error) {
+		case 'busy': return _('A test is already running; wait for it to finish and retry.');
+		case 'not_running': return _('The latency monitor (retermd) is not running, so the router cannot measure. Start retermd (System → Startup → retermd) and retry.');
+		}
+
+		return _('The test did not start: %s').format((r && (r.message || r.error)) || '?');
+	},
+
+	/**
+	 * Why a finished test cannot be used.
+	 * @param {Object|null} r the result
+	 * @param {string|null} err test_status could not be read
+	 * @returns {string|null} a translated message, null = usable
+	 */
+	testProblem: function(r, err) {
+		if (err)
+			return _('The test status could not be read: %s').format(err);
+
+		if (!r)
+			return _('The test ended without a result.');
+
+		if (r.stopped)
+			return _('The test was stopped before it finished.');
+
+		if (r.error === 'no_idle_rtt')
+			return _('No reflector answered the latency probes, so nothing could be measured. Check that the router can ping the Internet (the reflectors are in the monitor settings) and retry.');
+
+		var dn = r.download && r.download.throughput_bps, up = r.upload && r.upload.throughput_bps;
+
+		if (!dn && !up)
+			return _('The test URL could not be reached: no data moved during the test%s. Check the download and upload URL and retry.')
+				.format((r.errors && r.errors.length) ? ' (' + r.errors.map(function(e) { return (e && e.message) || String(e) }).join('; ') + ')' : '');
+
+		return null;
 	},
 
 	/**
@@ -662,6 +921,44 @@ return baseclass.extend({
 		};
 	},
 
+	/**
+	 * The before/after table without its titles.
+	 * @returns {string[][]} [label, before, after] per row
+	 */
+	compareRows: function(before, after) {
+		var c = this.compare(before, after),
+		    ms = function(v) { return (v === null) ? '–' : _('%s ms').format(round1(v)) },
+		    rate = function(v) { return (v === null) ? '–' : units.formatRate(v, 3) },
+		    cost = function(v) { return (v === null) ? '–' : (v >= 0) ? _('%s %% less').format(v) : _('%s %% more').format(-v) };
+
+		return [
+			[ _('Grade'), c.grade.before || '–', c.grade.after || '–' ],
+			[ _('Added latency, download'), ms(c.download.before), ms(c.download.after) ],
+			[ _('Added latency, upload'), ms(c.upload.before), ms(c.upload.after) ],
+			[ _('Download'), rate(c.download.throughputBefore), _('%s (%s)').format(rate(c.download.throughputAfter), cost(c.download.costPct)) ],
+			[ _('Upload'), rate(c.upload.throughputBefore), _('%s (%s)').format(rate(c.upload.throughputAfter), cost(c.upload.costPct)) ]
+		];
+	},
+
+	/**
+	 * The WAN interface to shape: the first one with a device, from
+	 * LuCI's WAN networks, then the firewall's wan zone interfaces.
+	 * @param {Object[]} nets { name, proto, device, l3device, speed }
+	 * @param {Object[]} interfaces shaping.networkInfo().interfaces
+	 * @param {string[]} wanNames the wan zone's networks
+	 * @returns {Object|null}
+	 */
+	wan: function(nets, interfaces, wanNames) {
+		var all = (nets || []).slice();
+
+		(interfaces || []).forEach(function(i) {
+			if (wanNames.indexOf(i.name) > -1 && !all.some(function(n) { return n.name === i.name }))
+				all.push(i);
+		});
+
+		return all.filter(function(n) { return shaping.wanDevice(n) !== null })[0] || null;
+	},
+
 	/* ---- devices ------------------------------------------------------ */
 
 	/** consoles and handhelds first, then by name / MAC */
@@ -695,10 +992,11 @@ return baseclass.extend({
 
 			var ev = devices.auditHint(h.audit);
 
+			/* without an audit nothing is known about this device's window */
 			if (!ev)
 				ev = (cls === 'handheld')
-					? _('Handhelds such as the Nintendo 3DS use a small receive window without scaling, so far servers can only send slowly.')
-					: _('Game consoles often download with small receive windows (PS4 store downloads while a game runs), so far servers send slowly.');
+					? _('Some handhelds download with a small TCP receive window, so far servers can only send slowly. An audit on the Devices page shows whether this one does.')
+					: _('Some game consoles download with a small TCP receive window, so far servers can only send slowly. An audit on the Devices page shows whether this one does.');
 
 			out.push({
 				mac: devices.normalizeMac(h.mac), name: str(h.name), 'class': cls || 'other',

@@ -9,7 +9,7 @@
 'require reterm.devices as devices';
 
 /*
- * Network → Reterm → Devices: which LAN devices get their TCP
+ * Network → Re-termination → Devices: which LAN devices get their TCP
  * re-terminated.
  *
  * One table row per MAC: the LAN hosts the router knows (ubus "reterm

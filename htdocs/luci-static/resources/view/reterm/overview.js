@@ -12,7 +12,7 @@
 'require reterm.monitor as monitor';
 
 /*
- * Network → Reterm → Overview: latency under load.
+ * Network → Re-termination → Overview: latency under load.
  *
  * Live graphs from retermd's per-second ring (`reterm samples {since}`,
  * merged into a reterm.ring every 2 s while the page is visible; the
@@ -229,7 +229,7 @@ return view.extend({
 
 		this.el.cake.style.display = hasCake ? '' : 'none';
 		dom.content(this.el.cakeNote, hasCake ? [] : [
-			_('No CAKE statistics: they appear when sqm shapes the WAN with CAKE (Network → Reterm → Shaping).') ]);
+			_('No CAKE statistics: they appear when sqm shapes the WAN with CAKE (Network → Re-termination → Shaping).') ]);
 
 		this.updateNow();
 	},

@@ -11,7 +11,7 @@
 'require reterm.shaping as shaping';
 
 /*
- * Network → Reterm → Shaping: CAKE through sqm-scripts.
+ * Network → Re-termination → Shaping: CAKE through sqm-scripts.
  *
  * Edits /etc/config/sqm, one `queue` section per WAN device (created,
  * disabled, when missing). enabled, interface, download and upload are

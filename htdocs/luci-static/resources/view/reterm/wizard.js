@@ -15,7 +15,7 @@
 'require reterm.devices as devices';
 
 /*
- * Network → Reterm → Wizard: from a slow, bloated line to a fixed one in
+ * Network → Re-termination → Wizard: from a slow, bloated line to a fixed one in
  * five steps (look, measure, propose, apply & verify, devices).
  *
  * The step logic is reterm.wizard (pure); this view reads, runs the
@@ -25,10 +25,13 @@
  * LuCI's apply with rollback (ui.changes.apply(true)). To measure with
  * shaping off, step 2 turns the enabled sqm queues off the same way for
  * the test and back on when it ends (also on failure, stop and cancel).
- * The wizard state
- * lives in sessionStorage, so the page can be left (or reloaded by the
- * apply) and resumed. Cancel forgets the state and, when a step was
- * already applied, puts the values from before the wizard back.
+ * That apply only starts when ui.changes.apply() returns; LuCI confirms
+ * it in the background and reloads the page. So a test runs only once
+ * retermd reports the shaping it should (waitShaping()), and the wizard
+ * state (typed URLs included) lives in sessionStorage: the page can be
+ * left (or reloaded by the apply) and resumed. Cancel forgets the state
+ * and, when a step was already applied, puts the values from before the
+ * wizard back.
  */
 
 var STORAGE_KEY = 'reterm-wizard';
@@ -130,20 +133,11 @@ return view.extend({
 
 	context: function(data) {
 		var fw = shaping.firewallInfo(uci.sections('firewall')),
-		    nw = shaping.networkInfo(uci.sections('network')),
-		    wanNames = fw.zones.wan || [ 'wan' ],
-		    nets = (data[4] || []).map(function(n) {
+		    wan = wizard.wan((data[4] || []).map(function(n) {
 		    	var d = n.getDevice ? n.getDevice() : null, l3 = n.getL3Device ? n.getL3Device() : null;
-		    	return { name: n.getName(), proto: n.getProtocol ? n.getProtocol() : null,
+		    	return { name: n.getName(), proto: n.getProtocol ? n.getProtocol() : null, speed: (d && d.getSpeed) ? d.getSpeed() : null,
 		    		device: d ? d.getName() : null, l3device: l3 ? l3.getName() : null };
-		    });
-
-		nw.interfaces.forEach(function(i) {
-			if (wanNames.indexOf(i.name) > -1 && !nets.some(function(n) { return n.name === i.name }))
-				nets.push(i);
-		});
-
-		var wan = nets.filter(function(n) { return shaping.wanDevice(n) !== null })[0] || null,
+		    }), shaping.networkInfo(uci.sections('network')).interfaces, fw.zones.wan || [ 'wan' ]),
 		    device = wan ? shaping.wanDevice(wan) : null,
 		    queues = data[0] ? uci.sections('sqm', 'queue') : [],
 		    queue = queues.filter(function(q) { return q.interface === device })[0] || null,
@@ -153,6 +147,7 @@ return view.extend({
 		return {
 			sqmInstalled: data[0] === true,
 			wan: wan, device: device, proto: wan ? String(wan.proto || '') : '',
+			linkMbit: (wan && wan.speed > 0) ? wan.speed : null,
 			queue: queue,
 			shapingOn: queues.some(function(q) { return q.enabled === '1' }),
 			offload: fw.offload, offloadHw: fw.offloadHw,
@@ -184,8 +179,12 @@ return view.extend({
 
 		try { saved = this.storage().getItem(STORAGE_KEY) } catch (e) {}
 
-		this.state = (saved && wizard.restore(saved)) || wizard.create(this.snapshot());
-		this.resumed = !!(saved && wizard.restore(saved));
+		saved = saved && wizard.restore(saved);
+		this.state = saved || wizard.create(this.snapshot());
+		this.resumed = !!saved;
+
+		/* test URLs typed before LuCI reloaded the page */
+		[ 'download', 'upload' ].forEach(function(k) { this.ctx[k + 'Url'] = (this.state.urls || {})[k] || this.ctx[k + 'Url'] }, this);
 
 		this.header = E('ol', { 'class': 'reterm-wizard-steps' });
 		this.body = E('div', { 'class': 'reterm-wizard-body' });
@@ -207,10 +206,7 @@ return view.extend({
 	},
 
 	titles: function() {
-		return {
-			look: _('Look'), measure: _('Measure'), propose: _('Propose'),
-			apply: _('Apply & verify'), devices: _('Devices')
-		};
+		return { look: _('Look'), measure: _('Measure'), propose: _('Propose'), apply: _('Apply & verify'), devices: _('Devices') };
 	},
 
 	go: function(step) {
@@ -319,7 +315,7 @@ return view.extend({
 		    result = (kind === 'before') ? this.state.before : this.state.after;
 
 		if (!c.monitorUp) {
-			dom.content(box, this.failure(_('The latency monitor (retermd) is not running, so the router cannot measure. Start the reterm service (System → Startup → reterm) and retry.'), kind));
+			dom.content(box, this.failure(wizard.startError({ error: 'not_running' }), kind));
 			return box;
 		}
 
@@ -333,12 +329,22 @@ return view.extend({
 			return box;
 		}
 
-		var dl = E('input', { 'type': 'text', 'class': 'cbi-input-text', 'id': 'reterm-wizard-dl', 'value': c.downloadUrl, 'placeholder': 'http://…' }),
-		    ul = E('input', { 'type': 'text', 'class': 'cbi-input-text', 'id': 'reterm-wizard-ul', 'value': c.uploadUrl, 'placeholder': 'http://…' });
+		var take = function() {
+			c.downloadUrl = dl.value.trim() || c.downloadUrl;
+			c.uploadUrl = ul.value.trim() || c.uploadUrl;
+		};
 
-		var parts = [];
+		/* typed URLs go to the state at once: LuCI reloads the page after an apply */
+		var typing = function() {
+			take();
+			self.record({ type: 'urls', download: dl.value, upload: ul.value });
+		};
 
-		if (!c.downloadUrl || !c.uploadUrl)
+		var dl = E('input', { 'type': 'text', 'class': 'cbi-input-text', 'id': 'reterm-wizard-dl', 'value': c.downloadUrl, 'placeholder': 'http://…', 'input': typing }),
+		    ul = E('input', { 'type': 'text', 'class': 'cbi-input-text', 'id': 'reterm-wizard-ul', 'value': c.uploadUrl, 'placeholder': 'http://…', 'input': typing }),
+		    typed = this.state.urls || {}, parts = [];
+
+		if (!c.downloadUrl || !c.uploadUrl || typed.download || typed.upload)
 			parts.push(E('div', { 'class': 'reterm-wizard-urls' }, [
 				E('p', {}, [ _('The test needs a large file to download and an address that accepts uploads (set them once on the Overview page).') ]),
 				E('label', {}, [ _('Download URL'), ' ', dl ]), E('br'), E('label', {}, [ _('Upload URL'), ' ', ul ])
@@ -346,11 +352,6 @@ return view.extend({
 
 		if (result)
 			parts.push(this.resultView(result));
-
-		var take = function() {
-			c.downloadUrl = dl.value.trim() || c.downloadUrl;
-			c.uploadUrl = ul.value.trim() || c.uploadUrl;
-		};
 
 		parts.push(btn('cbi-button-action reterm-wizard-start', result ? _('Measure again') : _('Start the test'), function() {
 			take();
@@ -416,14 +417,8 @@ return view.extend({
 
 		return settle(callTestStart(c.downloadUrl, c.uploadUrl, c.streams)).then(function(r) {
 			if (r.error) {
-				var msg = (r.error === 'busy') ? _('A test is already running; wait for it to finish and retry.')
-					: (r.error === 'not_running') ? _('The latency monitor (retermd) is not running. Start the reterm service and retry.')
-					: _('The test did not start: %s').format(r.message || r.error);
-
-				if (r.error === 'not_running')
-					c.monitorUp = false;
-
-				self.failed = { kind: kind, text: msg };
+				c.monitorUp = c.monitorUp && r.error !== 'not_running';
+				self.failed = { kind: kind, text: wizard.startError(r) };
 				self.show();
 
 				if (kind === 'before' && self.state.paused)
@@ -435,12 +430,17 @@ return view.extend({
 			if (kind === 'before' && self.state.paused)
 				self.record({ type: 'testStarted', id: r.id });
 
-			self.running = kind;
-			self.failed = null;
-			self.pollFn = L.bind(self.pollTest, self, kind);
-			poll.add(self.pollFn, 1);
-			self.show();
+			self.follow(kind);
 		});
+	},
+
+	/* poll the test that runs now */
+	follow: function(kind) {
+		this.running = kind;
+		this.failed = null;
+		this.pollFn = L.bind(this.pollTest, this, kind);
+		poll.add(this.pollFn, 1);
+		this.show();
 	},
 
 	pollTest: function(kind) {
@@ -490,31 +490,8 @@ return view.extend({
 		});
 	},
 
-	/* why a finished test cannot be used, or null */
-	problem: function(r, err) {
-		if (err)
-			return _('The test status could not be read: %s').format(err);
-
-		if (!r)
-			return _('The test ended without a result.');
-
-		if (r.stopped)
-			return _('The test was stopped before it finished.');
-
-		if (r.error === 'no_idle_rtt')
-			return _('No reflector answered the latency probes, so nothing could be measured. Check that the router can ping the Internet (the reflectors are in the monitor settings) and retry.');
-
-		var dn = r.download && r.download.throughput_bps, up = r.upload && r.upload.throughput_bps;
-
-		if (!dn && !up)
-			return _('The test URL could not be reached: no data moved during the test%s. Check the download and upload URL and retry.')
-				.format((r.errors && r.errors.length) ? ' (' + r.errors.map(function(e) { return (e && e.message) || String(e) }).join('; ') + ')' : '');
-
-		return null;
-	},
-
 	finishTest: function(kind, result, err) {
-		var p = this.problem(result, err);
+		var p = wizard.testProblem(result, err);
 
 		if (p) {
 			this.failed = { kind: kind, text: p };
@@ -559,38 +536,66 @@ return view.extend({
 
 		return E('div', { 'class': 'reterm-wizard-pause' }, [
 			E('div', { 'class': 'spinning' }, [ off
-				? _('Turning shaping off for the measurement (%d queue(s); applied with rollback)…').format(p.sids.length)
-				: _('Turning shaping back on (applied with rollback)…') ]),
+				? N_(p.sids.length, 'Turning shaping off for the measurement (%d queue, applied with rollback). Waiting for the router to confirm that shaping is off…',
+					'Turning shaping off for the measurement (%d queues, applied with rollback). Waiting for the router to confirm that shaping is off…').format(p.sids.length)
+				: _('Turning shaping back on (applied with rollback). Waiting for the router to confirm that shaping is back on…') ]),
 			E('p', {}, [ off
-				? _('The test starts as soon as the change is applied. LuCI may reload this page; the wizard carries on.')
+				? _('The test starts once the router reports that nothing shapes any more. LuCI may reload this page; the wizard carries on.')
 				: _('LuCI may reload this page; the wizard carries on.') ])
 		]);
 	},
 
 	/* step 2 "Start the test": with shaping on, turn it off first */
 	measure: function() {
-		var self = this, sids = this.pauseTargets();
+		var sids = this.pauseTargets();
 
 		if (!this.ctx.downloadUrl || !this.ctx.uploadUrl || !sids.length || !this.ctx.monitorUp)
 			return this.startTest('before');
 
 		sids.forEach(function(sid) { uci.set('sqm', sid, 'enabled', '0') });
 
-		/* recorded first: LuCI may reload the page once the apply is confirmed */
+		/* recorded first: LuCI reloads the page once the apply is confirmed */
 		this.record({ type: 'pausing', sids: sids });
 		this.failed = null;
 		this.show();
 
-		return uci.save().then(function() {
-			return ui.changes.apply(true);
-		}).then(function() {
-			return self.continuePause();
-		});
+		return this.applyPause();
+	},
+
+	/* save and apply with rollback, then go on with the pause */
+	applyPause: function() {
+		return uci.save().then(function() { return ui.changes.apply(true) }).then(L.bind(this.continuePause, this));
+	},
+
+	/* poll retermd's status until it reports `want` (wizard.confirmWait());
+	 * then done(true), or done(false) once the wait timed out */
+	waitShaping: function(want, done) {
+		var self = this, t0 = Date.now(), fn = function() {
+			return settle(callMonitorStatus()).then(function(r) {
+				var v = (self.waitFn === fn) ? wizard.confirmWait(want, r, Date.now() - t0) : 'wait';
+
+				if (v !== 'wait') {
+					self.stopWaiting();
+					return done(v === 'confirmed');
+				}
+			});
+		};
+
+		this.stopWaiting();
+		this.waitFn = fn;
+		poll.add(fn, 1);
+	},
+
+	stopWaiting: function() {
+		if (this.waitFn)
+			poll.remove(this.waitFn);
+
+		this.waitFn = null;
 	},
 
 	/* the next step of a pause, from what UCI shows now */
 	continuePause: function() {
-		var self = this, st = wizard.pauseStatus(this.state, this.queues());
+		var self = this, p = this.state.paused, st = wizard.pauseStatus(this.state, this.queues()), secs = wizard.CONFIRM_TIMEOUT_S;
 
 		switch (st) {
 		case 'rolledBack':
@@ -600,29 +605,41 @@ return view.extend({
 			return Promise.resolve();
 
 		case 'off':
-			if (this.state.paused.phase === 'pausing')
-				this.record({ type: 'paused' });
+			if (p.phase === 'pausing')
+				return this.waitShaping('off', function(ok) {
+					if (!ok) {
+						self.failed = { kind: 'before', text: _('The router did not confirm within %d s that shaping is off, so the test did not start. Shaping is turned back on; retry, or measure with shaping on.').format(secs) };
+						return self.resumeShaping();
+					}
+
+					self.record({ type: 'paused' });
+					return self.startTest('before');
+				});
 
 			if (this.running === 'before')
 				return Promise.resolve();
 
-			if (!this.state.paused.testId)
-				return this.startTest('before');
+			/* back after a reload: follow the test started with shaping off
+			 * (LuCI may have reloaded before test_start answered) */
+			return (p.testId ? Promise.resolve({ state: 'running', id: p.testId }) : settle(callTestStatus())).then(function(s) {
+				if (s.state !== 'running')
+					return self.startTest('before');
 
-			/* the test ran while the page was reloaded: pick it up */
-			this.running = 'before';
-			this.pollFn = L.bind(this.pollTest, this, 'before');
-			poll.add(this.pollFn, 1);
-			this.show();
-			return Promise.resolve();
+				self.record({ type: 'testStarted', id: s.id });
+				self.follow('before');
+			});
 
 		case 'restoring':
 			return this.resumeShaping();
 
 		case 'restored':
-			this.record({ type: 'restored' });
-			this.show();
-			return Promise.resolve();
+			return this.waitShaping('on', function(ok) {
+				self.record({ type: 'restored' });
+				self.show();
+
+				if (!ok)
+					ui.addNotification(null, E('p', {}, [ _('The router did not confirm within %d s that shaping is back on. Check the queue on the Shaping page.').format(secs) ]), 'warning');
+			});
 		}
 
 		return Promise.resolve();
@@ -630,7 +647,7 @@ return view.extend({
 
 	/* turn the paused queues back on (apply with rollback) */
 	resumeShaping: function() {
-		var self = this, sids = wizard.resumeChanges(this.state, this.queues());
+		var sids = wizard.resumeChanges(this.state, this.queues());
 
 		this.record({ type: 'restoring' });
 
@@ -640,11 +657,7 @@ return view.extend({
 		sids.forEach(function(sid) { uci.set('sqm', sid, 'enabled', '1') });
 		this.show();
 
-		return uci.save().then(function() {
-			return ui.changes.apply(true);
-		}).then(function() {
-			return self.continuePause();
-		});
+		return this.applyPause();
 	},
 
 	resultView: function(r) {
@@ -663,12 +676,12 @@ return view.extend({
 	},
 
 	step_measure: function() {
-		var out = [], c = this.ctx;
+		var out = [];
 
 		out.push(E('p', {}, [ _('The router downloads and uploads as fast as it can for about 45 seconds while it measures the latency. Pause big downloads on your network meanwhile.') ]));
 
 		if (this.pauseTargets().length && !this.state.paused)
-			out.push(note('warning', _('Shaping is on. To see what the line can do, the wizard turns the queue off for the test and back on as soon as it ends, fails or is cancelled; both changes are applied with rollback. You can also measure with shaping on (the proposal then starts from the shaped rates, which are lower).')));
+			out.push(note('warning', _('Shaping is on. To see what the line can do, the wizard turns the queue off for the test and back on as soon as it ends, fails or is cancelled; both changes are applied with rollback, and the test starts only once the router reports that shaping is off. You can also measure with shaping on (the proposal then starts from what the shaper lets through, which is less).')));
 
 		if (this.failed && this.failed.kind === 'before')
 			out = out.concat(this.failure(this.failed.text, 'before'));
@@ -681,10 +694,12 @@ return view.extend({
 	/* ---- step 3: propose ------------------------------------------------ */
 
 	proposal: function() {
+		var snap = this.state.snapshot || {};
+
 		if (!this.state.proposal) {
 			this.record({ type: 'proposed', proposal: wizard.propose({
 				result: this.state.before, device: this.ctx.device || '', proto: this.ctx.proto, docsis: this.state.docsis,
-				servers: this.ctx.servers
+				servers: this.ctx.servers, queue: snap.sqm && snap.sqm.values, linkMbit: this.ctx.linkMbit
 			}) });
 		}
 
@@ -695,7 +710,7 @@ return view.extend({
 		var self = this, p = this.proposal(), out = [], preview = E('div', { 'class': 'reterm-wizard-preview' });
 
 		if (this.state.measuredAsIs)
-			out.push(note('info', _('Measured with shaping on: the rates below are 90 % of the shaped rates.')));
+			out.push(note('info', _('Measured with shaping on: the rates below are 90 % of the rates measured through the current shaper, so they stay below its settings. Measure with shaping off to start from what the line can do.')));
 
 		out.push(E('p', {}, [ _('Shaping at 90 % of the measured speed keeps the queue in the router, where CAKE keeps it short. Adjust if you like.') ]));
 		p.notes.forEach(function(n) { out.push(note('warning', n)) });
@@ -715,18 +730,14 @@ return view.extend({
 					E('div', { 'class': 'cbi-value-description' }, [ desc ]) ]) ]);
 		}
 
-		var ri = p.rttInfo || {};
+		var why = wizard.explain(p, this.state.before, (this.ctx.servers || []).length);
 
-		out.push(field('reterm-wizard-down', _('Download (Mbit/s)'), shaping.mbitText(p.download),
-			_('90 %% of the measured %s; 0 leaves the download unshaped.').format(mbit(this.state.before && this.state.before.download && this.state.before.download.throughput_bps))));
-		out.push(field('reterm-wizard-up', _('Upload (Mbit/s)'), shaping.mbitText(p.upload),
-			_('90 %% of the measured %s; 0 leaves the upload unshaped.').format(mbit(this.state.before && this.state.before.upload && this.state.before.upload.throughput_bps))));
+		out.push(field('reterm-wizard-down', _('Download (Mbit/s)'), shaping.mbitText(p.download), why.download));
+		out.push(field('reterm-wizard-up', _('Upload (Mbit/s)'), shaping.mbitText(p.upload), why.upload));
 		out.push(select('reterm-wizard-rtt', _('Round-trip time'), p.rtt, [
 			[ 'regional', _('regional – 30 ms') ], [ 'internet', _('internet – 100 ms (default)') ],
 			[ 'oceanic', _('oceanic – 300 ms') ], [ 'satellite', _('satellite – 1000 ms') ]
-		], (ri.p98 != null)
-			? _('98 %% of the %d round-trip times the router measured (to the test reflectors and to %d servers of open connections) are at most %s; proposed: the smallest preset from 100 ms up that covers them.').format(ri.samples, (this.ctx.servers || []).length, ms(ri.p98))
-			: _('No round-trip times were measured; CAKE\'s default.')));
+		], why.rtt));
 		out.push(select('reterm-wizard-overhead', _('Link overhead'), p.overhead, [
 			[ 'ethernet', _('ethernet – fibre / Ethernet (38 bytes)') ], [ 'docsis', _('docsis – cable (18 bytes)') ],
 			[ 'pppoe-ptm', _('pppoe-ptm – VDSL2 with PPPoE (30 bytes)') ], [ 'bridged-ptm', _('bridged-ptm – VDSL2 without PPPoE (22 bytes)') ]
@@ -802,12 +813,14 @@ return view.extend({
 			return out;
 		}
 
-		out.push(note('success', _('Shaping is applied. Now measure again to see the difference.')));
-
 		if (this.failed && this.failed.kind === 'after')
 			out = out.concat(this.failure(this.failed.text, 'after'));
+		else if (this.state.applyWait && this.ctx.monitorUp) {
+			out.push(E('div', { 'class': 'spinning reterm-wizard-wait' }, [ _('Shaping is applied with rollback. Waiting for the router to confirm that the new shaping is active…') ]));
+			Promise.resolve().then(L.bind(this.confirmApplied, this));
+		}
 		else
-			out.push(this.testBox('after'));
+			out.push(note('success', _('Shaping is applied. Now measure again to see the difference.')), this.testBox('after'));
 
 		if (this.state.after)
 			out.push(this.comparison());
@@ -830,8 +843,8 @@ return view.extend({
 			if (k.charAt(0) !== '.' && (!q || String(q[k] == null ? '' : q[k]) !== values[k]))
 				uci.set('sqm', sid, k, values[k]);
 
-		/* recorded first: LuCI may reload the page once the apply is confirmed */
-		this.record({ type: 'applied' });
+		/* recorded first: LuCI reloads the page once the apply is confirmed */
+		this.record({ type: 'applied', rx: p.download * 1000, tx: p.upload * 1000 });
 
 		return uci.save().then(function() {
 			return ui.changes.apply(true);
@@ -843,27 +856,32 @@ return view.extend({
 		});
 	},
 
+	/* the "after" test waits until retermd reports the applied rates */
+	confirmApplied: function() {
+		var self = this;
+
+		if (this.state.applyWait && !this.waitFn)
+			this.waitShaping(this.state.applyWait, function(ok) {
+				if (ok)
+					self.record({ type: 'applyConfirmed' });
+				else
+					self.failed = { kind: 'after', text: _('The router did not confirm within %d s that the new shaping is active, so the check cannot start. Retry to wait again, or check the queue on the Shaping page.').format(wizard.CONFIRM_TIMEOUT_S) };
+
+				self.show();
+			});
+	},
+
 	comparison: function() {
-		var c = wizard.compare(this.state.before, this.state.after);
-
-		function row(label, a, b) {
-			return E('tr', { 'class': 'tr' }, [ E('td', { 'class': 'td left' }, [ label ]), E('td', { 'class': 'td' }, [ a ]), E('td', { 'class': 'td' }, [ b ]) ]);
-		}
-
-		function cost(v) {
-			return (v == null) ? '–' : (v >= 0) ? _('%s %% less').format(v) : _('%s %% more').format(-v);
-		}
+		var rows = [ [ '', _('Before'), _('After') ] ].concat(wizard.compareRows(this.state.before, this.state.after));
 
 		return E('div', { 'class': 'reterm-wizard-compare' }, [
-			E('table', { 'class': 'table' }, [
-				E('tr', { 'class': 'tr table-titles' }, [ E('th', { 'class': 'th' }, [ '' ]), E('th', { 'class': 'th' }, [ _('Before') ]), E('th', { 'class': 'th' }, [ _('After') ]) ]),
-				row(_('Grade'), c.grade.before || '–', c.grade.after || '–'),
-				row(_('Added latency, download'), ms(c.download.before), ms(c.download.after)),
-				row(_('Added latency, upload'), ms(c.upload.before), ms(c.upload.after)),
-				row(_('Download'), mbit(c.download.throughputBefore), _('%s (%s)').format(mbit(c.download.throughputAfter), cost(c.download.costPct))),
-				row(_('Upload'), mbit(c.upload.throughputBefore), _('%s (%s)').format(mbit(c.upload.throughputAfter), cost(c.upload.costPct)))
-			]),
-			c.better === false ? note('warning', _('The grade did not improve. Try lower rates on the Shaping page, or check that hardware flow offloading is off.')) : ''
+			E('table', { 'class': 'table' }, rows.map(function(r, i) {
+				return E('tr', { 'class': i ? 'tr' : 'tr table-titles' }, r.map(function(t, j) {
+					return E(i ? 'td' : 'th', { 'class': !i ? 'th' : j ? 'td' : 'td left' }, [ t ]);
+				}));
+			})),
+			wizard.compare(this.state.before, this.state.after).better === false
+				? note('warning', _('The grade did not improve. Try lower rates on the Shaping page, or check that hardware flow offloading is off.')) : ''
 		]);
 	},
 
@@ -951,12 +969,13 @@ return view.extend({
 	/* ---- cancel --------------------------------------------------------- */
 
 	cancel: function() {
-		var self = this, c = wizard.cancel(this.state), snap = this.state.snapshot || {};
+		var self = this, c = wizard.cancel(this.state);
 
 		if (this.running)
 			settle(callTestStop());
 
 		this.stopPolling();
+		this.stopWaiting();
 
 		var done = function() {
 			self.forget();
@@ -971,40 +990,18 @@ return view.extend({
 		if (!c.restore)
 			return Promise.resolve().then(done);
 
-		if (c.sqm) {
-			var sid = c.sqm.sid || (this.ctx.queue && this.ctx.queue['.name']);
+		var sid = (c.sqm && c.sqm.sid) || (this.ctx.queue && this.ctx.queue['.name']);
 
-			if (c.sqm.values == null) {
-				if (sid)
-					uci.remove('sqm', sid);
-			}
-			else {
-				(wizard.restoreChanges(c.sqm.values, uci.get('sqm', sid) || {}) || []).forEach(function(kv) {
-					uci.set('sqm', sid, kv[0], kv[1]);
-				});
-			}
-
-			this.ctx.queue = c.sqm.values ? Object.assign({ '.name': sid }, c.sqm.values) : null;
-		}
-
-		/* queues turned off for a measurement: on again (unless the
-		 * snapshot restore above already set them) */
-		c.resume.forEach(function(sid) {
-			if (uci.get('sqm', sid) && uci.get('sqm', sid, 'enabled') !== '1' && !(c.sqm && c.sqm.sid === sid))
-				uci.set('sqm', sid, 'enabled', '1');
-		});
-
-		if (c.devices) {
-			(uci.sections('reterm', 'device') || []).forEach(function(s) {
-				if (c.devices.remove.indexOf(devices.normalizeMac(s.mac)) > -1)
-					uci.remove('reterm', s['.name']);
-				else if (c.devices.disable.indexOf(s['.name']) > -1)
-					uci.set('reterm', s['.name'], 'enabled', '0');
+		wizard.cancelOps(c, { queueSid: sid, queues: this.queues(), devices: uci.sections('reterm', 'device'), main: !!uci.get('reterm', 'main') })
+			.forEach(function(op) {
+				if (op[0] === 'remove')
+					uci.remove(op[1], op[2]);
+				else
+					uci.set(op[1], op[2], op[3], op[4]);
 			});
-		}
 
-		if (c.retermEnabled != null && uci.get('reterm', 'main'))
-			uci.set('reterm', 'main', 'enabled', c.retermEnabled);
+		if (c.sqm)
+			this.ctx.queue = c.sqm.values ? Object.assign({ '.name': sid }, c.sqm.values) : null;
 
 		return uci.save().then(function() { return ui.changes.apply(true) }).then(done);
 	},
