@@ -21,6 +21,11 @@
 //   without splicing); "splice-response" splices every server-to-client
 //   transfer (3.0 s/GB), the direction our devices download in.  Uploads
 //   stay with the heuristic.  Without a spare pipe haproxy copies as before.
+// - Descriptors: no global maxconn (haproxy refuses to start when it
+//   cannot get 2 per connection plus pipes: "Cannot raise FD limit"), but
+//   fd-hard-limit = 3 x maxconn + 64, what the init script asks procd
+//   for: haproxy then sizes its global maxconn from the limit it really
+//   got, and the frontend keeps maxconn as its own ceiling.
 
 'use strict';
 
@@ -34,7 +39,7 @@ export function haproxy(cfg) {
 # maxconn ${cfg.maxconn}${cfg.maxconn_auto ? ' (automatic: 4 per MiB of RAM, 256..8192)' : ''}
 
 global
-	maxconn ${cfg.maxconn}
+	fd-hard-limit ${3 * cfg.maxconn + 64}
 	stats socket /var/run/reterm/haproxy.sock mode 600 level admin
 
 defaults
