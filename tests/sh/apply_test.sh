@@ -38,6 +38,33 @@ echo "sysctl $*" >> "$LOG"
 [ "$1" = -n ] && printf '%s\t%s\t%s\n' "${CUR_MIN:-4096}" "${CUR_DEF:-131072}" "${CUR_MAX:-1048576}"
 exit 0
 S
+	# nft: a fw4 table as left by fw4's reload without our includes (its
+	# flush keeps chains and sets), with another package's set and chain
+	cat > "$T/bin/nft" <<'S'
+#!/bin/sh
+echo "nft $*" >> "$LOG"
+[ "$*" = "list table inet fw4" ] && cat <<'T'
+table inet fw4 {
+	set reterm_devices {
+		type ether_addr
+	}
+	set other_pkg_set {
+		type ipv4_addr
+	}
+	chain input {
+		type filter hook input priority filter; policy accept;
+	}
+	chain reterm_prerouting {
+		ip daddr @reterm_bypass4 return
+	}
+	chain reterm_audit {
+	}
+	chain other_pkg_chain {
+	}
+}
+T
+exit 0
+S
 	printf '#!/bin/sh\nexit 0\n' > "$T/bin/logger"
 	chmod +x "$T/bin/"*
 	mkdir -p "$T/brnf"
@@ -212,6 +239,19 @@ ok "failed restart: the previous includes are back" bash -c '
 	[ -L "$RETERM_NFT_DIR/table-pre/reterm.nft" ] && ! grep -q "# changed" "$RETERM_RUN/active/table-pre/reterm.nft"'
 sh "$APPLY" stop 2>/dev/null
 ok "failed restart: stop still removes everything" none_left
+teardown
+
+# fw4's reload flushes its table but keeps what it no longer declares:
+# stop removes our chains (flushed first: they jump to each other) and
+# sets, nothing else
+setup
+sh "$APPLY" start 2>/dev/null
+: > "$LOG"
+sh "$APPLY" stop 2>/dev/null
+ok "stop: our leftover chains flushed, then deleted, then our sets" test "$(grep '^nft ' "$LOG" | grep -v '^nft list')" = "$(printf '%s\n' \
+	'nft flush chain inet fw4 reterm_prerouting' 'nft flush chain inet fw4 reterm_audit' \
+	'nft delete chain inet fw4 reterm_prerouting' 'nft delete chain inet fw4 reterm_audit' \
+	'nft delete set inet fw4 reterm_devices')"
 teardown
 
 # tuned TCP buffer min and default stay; only a lower max is raised

@@ -103,8 +103,9 @@ includes_current() {
 }
 
 fw_reload() {
-	"$FW" -q reload >/dev/null 2>&1 && return 0
-	log "firewall reload failed"
+	local out
+	out=$("$FW" -q reload 2>&1 >/dev/null) && return 0
+	log "firewall reload failed: $(printf '%s\n' "$out" | grep . | tail -n 1)"
 	return 1
 }
 
@@ -231,6 +232,19 @@ start() {
 	sysctl_apply
 }
 
+# fw4's reload flushes its table but keeps the chains and sets it no
+# longer declares: delete ours (every reterm_* name in table inet fw4;
+# chains flushed first, they jump to each other and use the sets).
+drop_leftovers() {
+	local table names name
+	table=$(nft list table inet fw4 2>/dev/null) || return 0
+	names() { printf '%s\n' "$table" | sed -n "s/^[[:space:]]*$1 \(reterm_[a-z0-9_]*\) {.*/\1/p"; }
+	for name in $(names chain); do nft flush chain inet fw4 "$name"; done
+	for name in $(names chain); do nft delete chain inet fw4 "$name" || log "cannot delete chain $name"; done
+	for name in $(names set); do nft delete set inet fw4 "$name" || log "cannot delete set $name"; done
+	return 0
+}
+
 stop() {
 	local changed=0
 	for f in $INCLUDES; do
@@ -238,7 +252,7 @@ stop() {
 	done
 	unlink_includes
 	rm -rf "$RUN/active" "$RUN/active.prev"
-	[ "$changed" = 1 ] && fw_reload
+	[ "$changed" = 1 ] && fw_reload && drop_leftovers
 	# Undo the routing that start set up, with the values it used.
 	routing_applied del && rm -f "$RUN/applied.env"
 	sysctl_restore
