@@ -308,7 +308,7 @@ check('status: the rejection is listed in errors', [ call('status').applied, cal
 setup('home');
 fs.mock_file('/proc/uptime', '1000.52 1800.00\n');
 fs.mock_file('/var/run/reterm/haproxy.starts', '700\n960\n985\n995\n');
-fs.mock_file('/var/run/reterm/haproxy.err', '[NOTICE]   (9) : haproxy version is 2.6.12\n[ALERT]    (9) : Cannot raise FD limit to 24640, limit is 4096.\n\n');
+fs.mock_file('/var/run/reterm/haproxy.err', '[NOTICE]   (9) : haproxy version is 2.6.12\n[ALERT]    (9) : Cannot raise FD limit to 24640, limit is 4096.\n[ALERT]    (9) : Exiting.\n[NOTICE]   (9) : bye\n\n');
 r = call('status');
 check('status: a haproxy crash loop is reported with its last error line', [ r.haproxy, r.errors[-1] ], [
 	{ running: true, starts_recent: 3, crash_loop: true, last_error: '[ALERT]    (9) : Cannot raise FD limit to 24640, limit is 4096.' },

@@ -270,7 +270,7 @@ export function status() {
 	let sets = A.parse_sets(command_output(A.LIST_CMD));
 	let st = RS.parse_state(readfile(RS.STATE_FILE, 4096));
 	let running = service_running();
-	let hap = RS.haproxy_health(readfile(RS.STARTS_FILE, 4096), readfile(RS.ERR_FILE, 65536),
+	let hap = RS.haproxy_health(readfile(RS.STARTS_FILE, 4096), readfile(RS.ERR_FILE, 16384),
 		uptime_s(), running);
 	let errors = [ ...(conf.errors ?? []) ];
 

@@ -56,9 +56,16 @@ export function parse_state(text) {
 	};
 }
 
-// The last non-empty line of haproxy's messages.
-export function last_line(text) {
-	let lines = filter(split(substr(text ?? '', -8192), '\n'), l => length(trim(l)));
+// The line that says why haproxy stopped: its first [ALERT] (the cause,
+// e.g. "cannot bind socket"; later alerts are consequences such as "Some
+// protocols failed to start their listeners! Exiting."), else its last
+// non-empty line.
+export function error_line(text) {
+	let lines = filter(split(substr(text ?? '', 0, 16384), '\n'), l => length(trim(l)));
+
+	for (let l in lines)
+		if (index(l, '[ALERT]') >= 0)
+			return clean_line(trim(l));
 
 	return length(lines) ? clean_line(trim(lines[-1])) : null;
 }
@@ -89,6 +96,6 @@ export function haproxy_health(starts_text, err_text, uptime_s, running) {
 		running: !!running,
 		starts_recent: recent,
 		crash_loop: loop,
-		last_error: loop || !running ? last_line(err_text) : null
+		last_error: loop || !running ? error_line(err_text) : null
 	};
 }
