@@ -7,13 +7,16 @@
 #          checked anyway)
 #   sh     apply.sh against recording stand-ins for fw4, haproxy, ip, sysctl
 #   pkg    the .ipk layout and control fields
+#   owrt   the .ipk on OpenWrt's real ubusd, rpcd, uhttpd, rc.common/procd.sh
+#          and firewall4 built by hand ($RETERM_OWRT, default /opt/owrt;
+#          one counted skip without them)
 #   lab    the network lab in a VM, checked against tolerances
 # and ends with one line: "total: N passed, N failed, N skipped".
 # TIERS="js ucode" limits the run; LAB_SCENARIOS overrides the lab list.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-TIERS=${TIERS:-"js browser ucode sh pkg lab"}
+TIERS=${TIERS:-"js browser ucode sh pkg owrt lab"}
 LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web shaping monitor"}
 mkdir -p .cache
 
@@ -50,6 +53,7 @@ for tier in $TIERS; do
 	ucode) tests/ucode/run.sh 2>&1 | tee "$log" ;;
 	sh) tests/sh/apply_test.sh 2>&1 | tee "$log" ;;
 	pkg) tests/pkg/ipk_test.sh 2>&1 | tee "$log" ;;
+	owrt) tests/owrt/run.sh 2>&1 | tee "$log" ;;
 	lab)
 		tests/lab/vm.sh $LAB_SCENARIOS 2>&1 | tee "$log"
 		python3 tests/lab/merge_bench.py tests/lab/out/results.json tests/browser/out/bench.json

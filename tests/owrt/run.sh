@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# The owrt tier: the package from `make ipk`, installed the way opkg does
+# into a throwaway overlay of an OpenWrt userland built from OpenWrt's own
+# sources ($RETERM_OWRT, default /opt/owrt; what it must hold: README
+# "Testing on OpenWrt's own parts"), run in private mount, net and pid
+# namespaces, checked on real ubusd, rpcd, uhttpd, rc.common/procd.sh and
+# firewall4:
+#
+#   init/*    tests/owrt/init_checks.sh   the init scripts through rc.common
+#   fw4/*     tests/owrt/fw4_checks.sh    fw4 print/reload with our includes
+#   rpcd/*    tests/owrt/rpcd_checks.py   every method via ubus and HTTP,
+#                                         three sessions, malformed input
+#
+# procd itself is PID 1 on a router and cannot run here: the ubus object
+# "service" is tests/owrt/procd-standin.uc, which records what the scripts
+# send and starts, respawns, signals and stops the instances as procd does.
+#
+# Output: "ok - owrt/<check>", "not ok - ...", "skip - ..." and a last line
+# "owrt: N passed, N failed, N skipped".  Without the parts:
+# "owrt: skipped: OpenWrt parts not found" and one skip.
+
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+. "$HERE/env.sh"
+
+pass=0 fail=0 skip=0
+ok()      { echo "ok - owrt/$1"; pass=$((pass + 1)); }
+notok()   { echo "not ok - owrt/$1"; fail=$((fail + 1)); [ -z "${2:-}" ] || sed 's/^/#   /' <<<"$2"; }
+skipped() { echo "skip - owrt/$1 ($2)"; skip=$((skip + 1)); }
+# check NAME CMD...: ok when CMD succeeds; its output is shown when not
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then ok "$name"; else notok "$name" "$out"; fi
+}
+summary() { echo "owrt: $pass passed, $fail failed, $skip skipped"; [ "$fail" -eq 0 ]; }
+
+if [ "${OWRT_INSIDE:-}" != 1 ]; then
+	if ! why=$(owrt_detect 2>&1); then
+		echo "owrt: skipped: OpenWrt parts not found ($why)"
+		echo "owrt: 0 passed, 0 failed, 1 skipped"
+		exit 0
+	fi
+	# the package as users get it
+	OWRT_IPK_DIR=$(mktemp -d)
+	if ! "$TOP/tools/mkipk.sh" "$(sed -n 's/^RETERM_VERSION := //p' "$TOP/Makefile")" "$OWRT_IPK_DIR" >"$OWRT_IPK_DIR/mkipk.log" 2>&1; then
+		cat "$OWRT_IPK_DIR/mkipk.log"
+		echo "owrt: 0 passed, 1 failed, 0 skipped"
+		exit 1
+	fi
+	export OWRT_IPK_DIR
+	trap 'rm -rf "$OWRT_IPK_DIR"' EXIT
+	# not exec: the trap above must run afterwards
+	OWRT_INSIDE=1 unshare --mount --net --pid --fork --mount-proc --propagation private "$BASH" "$0" "$@"
+	exit $?
+fi
+
+# ---- inside the namespaces ------------------------------------------------
+ip link set lo up
+work=$(mktemp -d)
+trap 'owrt_down; rm -rf "$work"' EXIT
+PORT=8080
+
+owrt_up "$work" || { echo "owrt: 0 passed, 1 failed, 0 skipped"; exit 1; }
+cp "$HERE/procd-standin.uc" "$OWRT_ROOT/tmp/procd-standin.uc"
+STANDIN_LOG=/tmp/procd-standin
+
+start_all() {
+	owrt_start_ubus || return 1
+	# procd's default descriptor limit (the kernel's for PID 1)
+	_owrt_spawn procd sh -c "ulimit -S -n 1024; ulimit -H -n 4096; exec ucode /tmp/procd-standin.uc $STANDIN_LOG" || return 1
+	_owrt_wait 10 owrt_sh "ubus list service" || { echo "procd stand-in did not come up"; cat "$OWRT_LOG/procd.log"; return 1; }
+	owrt_start_rpcd && owrt_start_uhttpd $PORT || return 1
+	# the firewall, as at boot (stock /etc/config/firewall, no netifd here)
+	owrt_sh "/etc/init.d/firewall start && nft list table inet fw4 >/dev/null"
+}
+
+if out=$(start_all 2>&1); then ok "boot (ubusd, procd stand-in, rpcd, uhttpd on 127.0.0.1:$PORT, firewall)"
+else notok "boot" "$out"; summary; exit 1
+fi
+
+ipk=$(ls "$OWRT_IPK_DIR"/luci-app-reterm_*_all.ipk)
+check "install: opkg-style unpack and postinst" owrt_install_ipk "$ipk"
+published() { owrt_reload_rpcd && owrt_sh 'ubus -v list reterm'; }
+check "install: rpcd reloaded, ubus object reterm published" published
+
+. "$HERE/init_checks.sh"
+. "$HERE/fw4_checks.sh"
+
+if out=$(python3 "$HERE/rpcd_checks.py" --root "$OWRT_ROOT" --port $PORT 2>&1); then :; fi
+printf '%s\n' "$out" | grep -E '^(ok|not ok|skip|#)' | sed -E 's/^(ok|not ok|skip) - /\1 - owrt\/rpcd\//'
+pass=$((pass + $(grep -c '^ok - ' <<<"$out")))
+fail=$((fail + $(grep -c '^not ok - ' <<<"$out")))
+skip=$((skip + $(grep -c '^skip - ' <<<"$out")))
+grep -q '^rpcd-checks: done' <<<"$out" || notok "rpcd checks ended early" "$(tail -n 20 <<<"$out")"
+
+summary
