@@ -13,7 +13,8 @@ with CAKE through sqm-scripts, and measures latency under load.
 LUCI_DEPENDS:=+luci-base +rpcd +rpcd-mod-ucode +ucode +ucode-mod-fs \
 	+ucode-mod-uci +ucode-mod-ubus +ucode-mod-uloop +ucode-mod-socket \
 	+ucode-mod-struct +haproxy-nossl \
-	+sqm-scripts +kmod-sched-cake +kmod-nft-tproxy +kmod-nft-socket +tc
+	+sqm-scripts +kmod-sched-cake +kmod-nft-tproxy +kmod-nft-socket \
+	+kmod-nft-connlimit +tc
 LUCI_PKGARCH:=all
 PKG_LICENSE:=Apache-2.0
 PKG_MAINTAINER:=luci-app-reterm developers
@@ -30,7 +31,7 @@ include ../../luci.mk
 
 else
 
-LAB_SCENARIOS ?= baseline proxy proxy-web shaping monitor
+LAB_SCENARIOS ?= baseline proxy proxy-web hardening shaping monitor
 OUT ?= dist
 
 .PHONY: test lab ipk deps clean

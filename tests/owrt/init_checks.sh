@@ -90,7 +90,7 @@ if bad:
 		osh "test -L /usr/share/nftables.d/$f && test -r /usr/share/nftables.d/$f" || { echo "include $f missing"; return 1; }
 	done
 	osh "nft list chain inet fw4 mangle_prerouting" | grep -q "jump reterm_prerouting" &&
-		osh "nft list chain inet fw4 reterm_prerouting" | grep -q "tproxy" || { echo "no tproxy rule loaded"; return 1; }
+		osh "nft list chain inet fw4 reterm_divert" | grep -q "tproxy" || { echo "no tproxy rule loaded"; return 1; }
 }
 check "init/start: rc.common + procd.sh send instance, respawn, limits, file, triggers; rules loaded, haproxy listens, state ok" init_start
 

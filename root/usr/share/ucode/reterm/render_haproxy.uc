@@ -21,6 +21,15 @@
 //   without splicing); "splice-response" splices every server-to-client
 //   transfer (3.0 s/GB), the direction our devices download in.  Uploads
 //   stay with the heuristic.  Without a spare pipe haproxy copies as before.
+// - Refusals: a diverted connection's destination is the original one
+//   (never loopback: those are bypassed), so a loopback destination is a
+//   direct connect to the listener by a process on the router, which
+//   "server orig 0.0.0.0" would connect to itself again and again: refused
+//   at once.  "retries 0": a far server's refusal reaches the device after
+//   one RTT (haproxy's retries with their 1 s turn-around took ~5 s).
+// - The stats socket is "level user": the API reads "show stat" only;
+//   "hard-stop-after": an old worker holding connections after a reload
+//   goes within 30 s.
 // - Descriptors: no global maxconn (haproxy refuses to start when it
 //   cannot get 2 per connection plus pipes: "Cannot raise FD limit"), but
 //   fd-hard-limit = 3 x maxconn + 64, what the init script asks procd
@@ -40,7 +49,8 @@ export function haproxy(cfg) {
 
 global
 	fd-hard-limit ${3 * cfg.maxconn + 64}
-	stats socket /var/run/reterm/haproxy.sock mode 600 level admin
+	hard-stop-after 30s
+	stats socket /var/run/reterm/haproxy.sock mode 600 level user
 
 defaults
 	mode tcp
@@ -50,6 +60,7 @@ defaults
 	option dontlognull
 	option clitcpka
 	option srvtcpka
+	retries 0
 	timeout connect 10s
 	timeout client 2h
 	timeout server 2h
@@ -58,6 +69,7 @@ defaults
 
 frontend reterm
 ${join('\n', binds)}
+	tcp-request connection reject if { dst -m ip 127.0.0.0/8 ::1 }
 	default_backend reterm_orig
 
 backend reterm_orig

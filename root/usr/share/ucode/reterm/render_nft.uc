@@ -225,6 +225,12 @@ export function ruleset_pre(cfg) {
 	return HEADER + join('\n', out) + '\n';
 }
 
+// Diverted connections past which new ones go direct: haproxy's maxconn
+// less a margin (1/16, at least 2) for connections being torn down.
+export function divert_limit(cfg) {
+	return cfg.maxconn - max(2, int(cfg.maxconn / 16));
+}
+
 export function table_pre(cfg) {
 	let out = [
 		'# Included by firewall4 inside "table inet fw4 { }".',
@@ -240,15 +246,15 @@ export function table_pre(cfg) {
 	push(out, ...audit_chain());
 
 	let mark = mark_set(cfg);
-	let to4 = `tproxy ip to 127.0.0.1:${cfg.port} ${mark} return`;
-	let to6 = `tproxy ip6 to [::1]:${cfg.port} ${mark} return`;
 
-	// tproxy is not terminal: without a transparent listener the rule
-	// stops before "meta mark set" and the packet is forwarded as usual
-	// (fail-open).  The mark therefore follows tproxy in the same rule.
+	// Only the SYN of a new connection is diverted: packets of a
+	// connection opened before the device was selected (or while haproxy
+	// was down) find no proxy socket and would be answered with a reset;
+	// they stay direct until they close.
 	let rules = [
 		'ether saddr != @reterm_devices return comment "reterm: not a selected device"',
 		`meta l4proto tcp socket transparent 1 ${mark} return comment "reterm: packet of a connection held by the proxy"`,
+		'tcp flags & (fin | syn | rst | ack) != syn return comment "reterm: not a new connection: stays as it is"',
 		'ip daddr @reterm_bypass4 return comment "reterm: private or bypassed IPv4 destination"'
 	];
 
@@ -258,25 +264,36 @@ export function table_pre(cfg) {
 	push(rules,
 		'fib daddr type local return comment "reterm: destination is the router itself"',
 		`fib daddr oifname "${cfg.lan_device}" return comment "reterm: destination is on the LAN"`,
-		`ether saddr @reterm_all meta nfproto ipv4 meta l4proto tcp ${to4} comment "reterm: divert all TCP ports (IPv4)"`,
-		`ether saddr . tcp dport @reterm_ports meta nfproto ipv4 ${to4} comment "reterm: divert selected TCP ports (IPv4)"`
+		'ether saddr @reterm_all jump reterm_divert comment "reterm: all TCP ports"',
+		'ether saddr . tcp dport @reterm_ports jump reterm_divert comment "reterm: selected TCP ports"'
 	);
 
+	// tproxy is not terminal: without a transparent listener the rule
+	// stops before "meta mark set" and the packet is forwarded as usual
+	// (fail-open).  The mark therefore follows tproxy in the same rule.
+	// A full proxy fails open too: past `limit` live diverted connections
+	// (conntrack's count, slightly below haproxy's maxconn) new ones go
+	// direct instead of waiting in a listen queue haproxy does not serve.
+	let divert = [
+		`ct count over ${divert_limit(cfg)} return comment "reterm: proxy full: new connections go direct"`,
+		`meta nfproto ipv4 meta l4proto tcp tproxy ip to 127.0.0.1:${cfg.port} ${mark} return comment "reterm: divert (IPv4)"`
+	];
+
 	if (cfg.ipv6)
-		push(rules,
-			`ether saddr @reterm_all meta nfproto ipv6 meta l4proto tcp ${to6} comment "reterm: divert all TCP ports (IPv6)"`,
-			`ether saddr . tcp dport @reterm_ports meta nfproto ipv6 ${to6} comment "reterm: divert selected TCP ports (IPv6)"`
-		);
+		push(divert, `meta nfproto ipv6 meta l4proto tcp tproxy ip6 to [::1]:${cfg.port} ${mark} return comment "reterm: divert (IPv6)"`);
 
-	push(out, 'chain reterm_prerouting {');
+	for (let c in [ [ 'reterm_prerouting', rules ], [ 'reterm_divert', divert ] ]) {
+		push(out, `chain ${c[0]} {`);
 
-	for (let r in rules)
-		push(out, `\t${r}`);
+		for (let r in c[1])
+			push(out, `\t${r}`);
 
-	push(out, '}');
+		push(out, '}');
+	}
 
 	return HEADER + join('\n', out) + '\n';
 }
+
 
 export function chain_prerouting(cfg) {
 	return HEADER +
