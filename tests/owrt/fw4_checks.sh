@@ -9,6 +9,9 @@
 #                 with `nft -f` in a throwaway network namespace
 #   fw4/reload    `fw4 reload` while reterm runs keeps the tproxy rules and
 #                 refills the sets
+#   fw4/policy    a REJECT rule for the device's MAC (lan->wan): fw4 puts it
+#                 in the forward path; reterm leaves the device direct there
+#                 and status says why
 #   fw4/reboot    with /var emptied (after a reboot) fw4 prints no reterm rule
 
 # fw4 print writes include statements: each of ours must stand where
@@ -67,6 +70,27 @@ fw4_reload() {
 	osh "nft list ruleset" | grep -q "tproxy" || { echo "tproxy rules gone"; return 1; }
 }
 check "fw4/reload: reload while reterm runs keeps the tproxy rules and refills the sets" fw4_reload
+
+fw4_policy() {
+	local st
+	osh "uci -q batch" >/dev/null <<'EOF'
+add firewall rule
+set firewall.@rule[-1].name='Block the 3DS'
+set firewall.@rule[-1].src='lan'
+set firewall.@rule[-1].dest='wan'
+set firewall.@rule[-1].src_mac='02:00:00:00:3d:51'
+set firewall.@rule[-1].target='REJECT'
+commit firewall
+EOF
+	osh "fw4 reload && /etc/init.d/reterm reload" || return 1
+	osh "nft list chain inet fw4 forward_lan" | grep -qi "02:00:00:00:3d:51.*reject" || { echo "fw4 made no reject rule"; return 1; }
+	osh "nft list set inet fw4 reterm_devices" | grep -q "02:00:00:00:3d:51" && { echo "device still diverted"; return 1; }
+	st=$(osh "ubus call reterm status")
+	osh "uci delete firewall.@rule[-1] && uci commit firewall && fw4 reload && /etc/init.d/reterm reload"
+	grep -q 'is not re-terminated: firewall rule \\"Block the 3DS\\" (reject)' <<<"$st" || { echo "status: $st"; return 1; }
+	osh "nft list set inet fw4 reterm_devices" | grep -q "02:00:00:00:3d:51" || { echo "not diverted again after the rule went"; return 1; }
+}
+check "fw4/policy: a per-MAC REJECT lan->wan leaves the device direct (fw4's rule applies), status says why" fw4_policy
 
 fw4_reboot() {
 	# what a reboot leaves: /var is RAM, the include links dangle

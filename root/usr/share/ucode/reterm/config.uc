@@ -18,6 +18,7 @@
 'use strict';
 
 import * as v from 'reterm.validate';
+import * as fwpolicy from 'reterm.fwpolicy';
 
 const KIB = 1024;
 const MIB = 1024 * 1024;
@@ -263,6 +264,22 @@ export function load(cursor, meminfo_kb) {
 
 		seen[dev.mac] = label;
 		push(cfg.devices, dev);
+	});
+
+	// firewall policies a re-terminated connection would escape: such
+	// devices stay direct (reterm.fwpolicy)
+	let fw = fwpolicy.check(cursor, cfg.devices);
+
+	for (let w in fw.warnings)
+		push(errors, w);
+
+	cfg.devices = filter(cfg.devices, (d) => {
+		let why = fw.all ?? fw.excluded[d.mac];
+
+		if (why)
+			push(errors, sprintf("device '%s' (%s) is not re-terminated: %s", d.name, d.mac, why));
+
+		return !why;
 	});
 
 	return { cfg, errors };
