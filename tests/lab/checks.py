@@ -98,6 +98,27 @@ CHECKS = {
          lambda m: all(m["%s_8080_direct" % f] == 1 and m["%s_8080_status" % f] == 200
                        for f in ("v4", "v6"))),
     ],
+    "hardening": [
+        ("a download running while its device gets selected completes (no reset) "
+         "and the next connection is proxied",
+         lambda m: m["midstream_complete"] == 1 and m["midstream_then_proxied"] == 1),
+        ("a download opened while haproxy was down completes after the respawn",
+         lambda m: m["respawn_complete"] == 1),
+        ("a router process connecting to the listener is refused at once, no self-loop",
+         lambda m: m["selfconnect_kind"] in ("eof", "reset", "refused")
+         and m["selfconnect_ms"] < 1000 and m["selfconnect_conns_after"] == 0),
+        ("proxy full (maxconn 16, 20 held): a new connection works within 2 s, directly",
+         lambda m: m["full_idle_open"] == 20 and m["full_fetch_ok"] == 1
+         and m["full_fetch_direct"] == 1 and m["full_fetch_ms"] < 2000
+         and m["full_proxied_sessions"] <= 16),
+        ("a firewall REJECT for the selected device's MAC blocks it with reterm on as without",
+         lambda m: m["firewall_device_left_direct"] == 1
+         and m["firewall_on_kind"] in ("refused", "reset")
+         and m["firewall_off_kind"] in ("refused", "reset")),
+        ("a closed far port fails through reterm within direct + 100 ms",
+         lambda m: m["refused_reterm_kind"] in ("eof", "reset")
+         and m["refused_reterm_ms"] <= m["refused_direct_ms"] + 100),
+    ],
 }
 
 

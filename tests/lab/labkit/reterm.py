@@ -27,8 +27,9 @@ def ucode_binary():
 class Router:
     """reterm on the `rtr` namespace, driven by a fixture config."""
 
-    def __init__(self, fixture, base="/tmp/reterm-lab"):
+    def __init__(self, fixture, base="/tmp/reterm-lab", confdir=None):
         self.fixture = fixture
+        self.confdir = confdir  # a UCI directory instead of the fixture's
         self.run_dir = os.path.join(base, "run")
         self.nft_dir = os.path.join(base, "nftables.d")
         self.env = dict(os.environ, RETERM_RUN=self.run_dir,
@@ -46,7 +47,7 @@ class Router:
         fx = os.path.join(FIXTURES, self.fixture)
         ucode = ucode_binary()
         if ucode:
-            env = dict(self.env, RETERM_UCI_CONFDIR=os.path.join(fx, "config"),
+            env = dict(self.env, RETERM_UCI_CONFDIR=self.confdir or os.path.join(fx, "config"),
                        RETERM_MEMINFO=os.path.join(fx, "meminfo"))
             sh.run([ucode, "-L", os.path.join(ROOT, "usr", "share", "ucode"),
                     RENDER, self.run_dir], env=env)

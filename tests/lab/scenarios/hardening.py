@@ -1,0 +1,178 @@
+"""Re-termination never fails closed and never resets (issue 13), on the
+lab router at 130 ms / 20 Mbit/s:
+
+  midstream    a download running while its device gets selected completes
+  respawn      a download opened directly while haproxy was down completes
+               after haproxy is back
+  selfconnect  a process on the router connecting to the proxy's listener
+               is refused at once (no connection to itself, again and again)
+  full         with the proxy full (maxconn 16) a new connection of a
+               selected device still works, directly
+  refused      a closed port on the far server fails through reterm about as
+               fast as direct (no 5 s of haproxy retries)
+  firewall     a REJECT rule of the firewall for the selected device's MAC
+               blocks its TCP with reterm on as without (the device is left
+               direct, where fw4's forward rule applies)
+
+Needs ucode (the configs are rendered); without it the scenario skips."""
+import json
+import os
+import sys
+import tempfile
+import time
+
+from labkit import sh, topo
+from labkit.reterm import Router, RESPAWN_DELAY, ucode_binary
+from scenarios.proxy import lab, fetch, httpc, KIT
+
+TCPCHECK = os.path.join(KIT, "tcpcheck.py")
+BIG = 20000000  # ~8 s at 20 Mbit/s
+
+CONFIG = """config reterm 'main'
+	option enabled '1'
+	option port '15001'
+	option mark '0x10000000'
+	option mask '0x10000000'
+	option table '100'
+	option maxconn '%(maxconn)s'
+	option lan_device 'br-lan'
+	option ipv6 '1'
+
+config device
+	option name 'nintendo-3ds'
+	option mac '02:00:00:00:3d:51'
+	option enabled '%(enabled)d'
+	option ports 'all'
+"""
+
+
+# /etc/config/firewall with a per-MAC REJECT towards the WAN for `cli`
+FIREWALL = """config zone
+	option name 'lan'
+	list network 'lan'
+	option forward 'ACCEPT'
+
+config zone
+	option name 'wan'
+	list network 'wan'
+	option masq '1'
+
+config forwarding
+	option src 'lan'
+	option dest 'wan'
+
+config rule
+	option name 'Block the 3DS'
+	option src 'lan'
+	option dest 'wan'
+	option src_mac '02:00:00:00:3d:51'
+	option target 'REJECT'
+"""
+# what fw4 makes of that rule in its forward path (fw4-emu has no rules)
+FW_REJECT = ["insert", "rule", "inet", "fw4", "forward", "ether", "saddr",
+             "02:00:00:00:3d:51", "meta", "l4proto", "tcp", "reject", "with", "tcp", "reset"]
+
+
+def configure(router, confdir, enabled=1, maxconn="", firewall=None):
+    with open(os.path.join(confdir, "reterm"), "w") as f:
+        f.write(CONFIG % {"enabled": enabled, "maxconn": maxconn})
+    path = os.path.join(confdir, "firewall")
+    if firewall:
+        with open(path, "w") as f:
+            f.write(firewall)
+    elif os.path.exists(path):
+        os.unlink(path)
+    router.render()
+
+
+def tcpcheck(ns, *args):
+    return json.loads(sh.run([sys.executable, TCPCHECK] + [str(a) for a in args], ns=ns, timeout=60))
+
+
+def download(ns, size=BIG):
+    """A download in the background: its process (prints httpc's JSON)."""
+    return sh.spawn([sys.executable, os.path.join(KIT, "httpc.py"), "get",
+                     topo.SRV4, 80, "/bytes/%d" % size], ns=ns)
+
+
+def finished(proc, size=BIG, timeout=60):
+    out, _ = proc.communicate(timeout=timeout)
+    try:
+        r = json.loads(out)
+    except ValueError:
+        return 0  # reset or error: httpc raised
+    return int(r["status"] == 200 and r["bytes"] == size)
+
+
+def run():
+    if not ucode_binary():
+        return {"skipped": "ucode not found"}
+    res = {}
+    confdir = tempfile.mkdtemp()
+    with lab("lab") as router:
+        router.confdir = confdir
+        topo.set_profile("cli", "pc")
+        cli4 = topo.CLIENTS["cli"][1]
+
+        # midstream: device not selected, a download starts, then selected
+        configure(router, confdir, enabled=0)
+        router.start_haproxy()
+        router.apply("start")
+        dl = download("cli")
+        time.sleep(2)
+        configure(router, confdir, enabled=1)
+        router.apply("start")
+        res["midstream_complete"] = finished(dl)
+        res["midstream_then_proxied"] = int(fetch("cli", topo.SRV4, 80)["peer"] == topo.RTR_WAN4)
+
+        # respawn: haproxy dies, a download starts direct, haproxy comes back
+        router.kill_haproxy()
+        time.sleep(0.5)
+        dl = download("cli")
+        router.wait_listening(timeout=RESPAWN_DELAY + 15)
+        res["respawn_complete"] = finished(dl)
+
+        # selfconnect: from the router itself to the listener
+        r = tcpcheck("rtr", "hold", "127.0.0.1", 15001)
+        res["selfconnect_kind"], res["selfconnect_ms"] = r["kind"], r["ms"]
+        time.sleep(1)
+        info = router.stats("show info")
+        res["selfconnect_conns_after"] = int(next(
+            l.split(": ")[1] for l in info.splitlines() if l.startswith("CurrConns:")))
+
+        # refused: a closed far port, direct (cli2) and through reterm (cli)
+        res["refused_direct_ms"] = tcpcheck("cli2", "refused", topo.SRV4, 9)["ms"]
+        r = tcpcheck("cli", "refused", topo.SRV4, 9)
+        res["refused_reterm_ms"], res["refused_reterm_kind"] = r["ms"], r["kind"]
+
+        # firewall: REJECT for cli's MAC; reterm on, then off
+        configure(router, confdir, enabled=1, firewall=FIREWALL)
+        router.apply("start")
+        sh.run(["nft"] + FW_REJECT, ns="rtr")
+        sets = sh.run(["nft", "list", "set", "inet", "fw4", "reterm_devices"], ns="rtr")
+        res["firewall_device_left_direct"] = int("02:00:00:00:3d:51" not in sets)
+        res["firewall_on_kind"] = tcpcheck("cli", "refused", topo.SRV4, 80)["kind"]
+        router.apply("stop")
+        sh.run(["nft"] + FW_REJECT, ns="rtr", check=False)
+        res["firewall_off_kind"] = tcpcheck("cli", "refused", topo.SRV4, 80)["kind"]
+        configure(router, confdir, enabled=1)
+
+        # full: maxconn 16, 20 idle connections held, then one more fetch
+        router.stop()
+        configure(router, confdir, enabled=1, maxconn="16")
+        router.start_haproxy()
+        router.apply("start")
+        hold = sh.spawn([sys.executable, os.path.join(KIT, "httpc.py"), "idle", 20,
+                         topo.SRV4, 80, 40], ns="cli")
+        res["full_idle_open"] = json.loads(hold.stdout.readline())["open"]
+        res["full_proxied_sessions"] = len(router.sessions())
+        t0 = time.time()
+        try:
+            r = httpc("cli", "get", topo.SRV4, 80, "/bytes/1000", timeout=30)
+            res["full_fetch_ok"] = int(r["status"] == 200 and r["bytes"] == 1000)
+            res["full_fetch_direct"] = int(r["peer"] == cli4)
+        except Exception:  # noqa: BLE001 - a timeout is the failure we look for
+            res["full_fetch_ok"], res["full_fetch_direct"] = 0, 0
+        res["full_fetch_ms"] = round((time.time() - t0) * 1000)
+        hold.kill()
+    return res
