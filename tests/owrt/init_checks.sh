@@ -200,6 +200,10 @@ init_retermd_reload() {
 	local httpd=$!
 	wait_for 5 test -s "$OWRT_DIR/httpd.port"
 	port=$(head -n 1 "$OWRT_DIR/httpd.port")
+	# the local httpd is a private target: only the admin-only option
+	# (a package the app's ACL cannot write) allows it; read at test_start
+	osh "touch /etc/config/reterm_admin && uci set reterm_admin.monitor=monitor &&
+		uci set reterm_admin.monitor.test_server=127.0.0.1 && uci commit reterm_admin"
 	osh "/etc/init.d/retermd start"
 	wait_for 10 sh -c "chroot '$OWRT_ROOT' ubus call reterm.monitor status >/dev/null 2>&1" || { echo "retermd not up"; kill $httpd; return 1; }
 	last_set retermd | grep -q '"file"' && { echo "retermd still restarts on file changes: $(last_set retermd)"; kill $httpd; return 1; }
@@ -214,6 +218,7 @@ init_retermd_reload() {
 	st=$(osh "ubus call reterm test_status")
 	id1=$(osh "ubus call reterm samples" | jq_py "d['id']")
 	osh "ubus call reterm test_stop" >/dev/null
+	osh "rm -f /etc/config/reterm_admin"
 	kill $httpd
 	[ "$pid0" = "$pid1" ] || { echo "retermd restarted: $pid0 -> $pid1"; return 1; }
 	grep -q '"state": "running"' <<<"$st" && grep -q "\"id\": \"$tid\"" <<<"$st" || { echo "test lost: $st (id $tid)"; return 1; }

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Loopback stand-in for the lab's far HTTP server, for the live tests of
-the guided test's load generator: GET /bytes/N answers N bytes, POST
-/upload reads and discards the body (Content-Length or until the client
-goes away) and answers 200.  Listens on 127.0.0.1 (never elsewhere) on a
+the guided test's load generator: GET /bytes/N answers N bytes, GET
+/redirect answers 302 to /bytes/20000000 on the same server (the load
+must not follow it), POST /upload reads and discards the body
+(Content-Length or until the client goes away) and answers 200.  Listens on 127.0.0.1 (never elsewhere) on a
 free port and prints that port on its first line.
 
   python3 tests/ucode/monitor/httpd.py
@@ -23,6 +24,13 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        if self.path == "/redirect":
+            self.send_response(302)
+            self.send_header("Location", "http://127.0.0.1:%d/bytes/20000000" % self.server.server_address[1])
+            self.send_header("Content-Length", "0")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            return
         m = re.fullmatch(r"/bytes/([0-9]{1,12})", self.path)
         if not m:
             self.send_error(404)

@@ -3,8 +3,9 @@
 // Live check on loopback only (needs root for raw ICMP and a local HTTP
 // server: tests/ucode/monitor/httpd.py, its port in RETERM_HTTPD_PORT):
 // the socket ICMP prober answers from 127.0.0.1 and ::1, and the HTTP
-// load really moves bytes both ways and reports HTTP errors.  Never
-// touches any other address.
+// load really moves bytes both ways, reports HTTP errors and does not
+// follow a redirect (each hop would need the target checks of
+// reterm.monitor.target).  Never touches any other address.
 
 'use strict';
 
@@ -33,12 +34,14 @@ let lenv = { uloop, socket, resolve: (h) => load.resolve(socket, h) };
 let down = load.start(lenv, { url: http_url(`http://127.0.0.1:${port}/bytes/20000000`), dir: 'down', streams: 2 });
 let up = load.start(lenv, { url: http_url(`http://127.0.0.1:${port}/upload`), dir: 'up', streams: 2 });
 let miss = load.start(lenv, { url: http_url(`http://127.0.0.1:${port}/nothing-here`), dir: 'down', streams: 1 });
+let redir = load.start(lenv, { url: http_url(`http://127.0.0.1:${port}/redirect`), dir: 'down', streams: 1 });
 
 uloop.timer(1200, () => {
 	p.stop();
 	down.stop();
 	up.stop();
 	miss.stop();
+	redir.stop();
 	uloop.end();
 });
 
@@ -53,5 +56,8 @@ c.ok(sprintf('icmp: loopback RTTs are small (max %.3f ms)', max(...map(answered,
 c.ok(sprintf('download moved %d bytes, no errors', down.bytes()), down.bytes() > 1000000 && down.status().errors == 0);
 c.ok(sprintf('upload moved %d bytes, no errors', up.bytes()), up.bytes() > 1000000 && up.status().errors == 0);
 c.ok(sprintf('a 404 is reported (%s)', miss.status().last_error), index(miss.status().last_error ?? '', 'HTTP 404') >= 0);
+// (the bytes are the 302 answers' heads; following it would move 20 MB)
+c.ok(sprintf('a redirect is not followed: reported (%s), %d bytes moved', redir.status().last_error, redir.bytes()),
+	index(redir.status().last_error ?? '', 'HTTP 302') >= 0 && redir.bytes() < 100000);
 
 c.done();

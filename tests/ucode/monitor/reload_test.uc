@@ -21,7 +21,8 @@ let svc = S.create({
 	load: load(s, () => 10000000),
 	fs,
 	fsync: fs.fsync,
-	id: () => 'ring1'
+	id: () => 'ring1',
+	policy: () => ({ test_servers: [ '192.0.2.10' ] })	// the lab's far server (reterm_admin)
 }, {
 	enabled: true, reflectors: [ '1.1.1.1', '9.9.9.9' ], prober: 'auto',
 	wan: 'eth1', shaper: { rx: 18000000, tx: 4500000 }, cake: null, warnings: []

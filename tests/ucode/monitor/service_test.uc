@@ -51,7 +51,10 @@ function world(o) {
 		load: load(s, (dir) => (dir == 'down') ? 17000000 : 4000000),
 		fs,
 		fsync: fs.fsync,
-		id: () => sprintf('%08x', ++ids)
+		id: () => sprintf('%08x', ++ids),
+		// a speed test box on the LAN, named in /etc/config/reterm_admin
+		// (the address rules themselves: policy_test.uc)
+		policy: () => ({ test_servers: [ '10.0.0.2' ], proxy_port: 15001 })
 	};
 	let cfg = {
 		enabled: true, reflectors: [ '1.1.1.1', '9.9.9.9' ], prober: 'auto',
@@ -221,6 +224,13 @@ for (let r in live.rows)
 		most = r[4];
 
 c.eq('test probes show in the live rows', most, 20);
+
+// the next test waits 30 s after the last one ended
+let soon = gm.test_start(args);
+
+c.eq('a test right after the last one: too_soon, with the seconds to wait', [ soon.error, soon.wait_s > 0 && soon.wait_s <= 30 ],
+	[ 'too_soon', true ]);
+g.s.advance(soon.wait_s * 1000);
 
 // stop a running test
 gm.test_start(args);

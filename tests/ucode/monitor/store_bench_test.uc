@@ -33,7 +33,8 @@ let s = sim(1718000000000), fs = store_fs(s.clock.wall);
 let svc = S.create({
 	clock: s.clock, timer: s.timer, prober: prober(s, () => 20), readfile: () => null,
 	qdisc: { show: (cb) => cb(null), close: () => null }, load: load(s, () => 10000000),
-	fs, fsync: fs.fsync, id: () => 'r0000000'
+	fs, fsync: fs.fsync, id: () => 'r0000000',
+	policy: () => ({ test_servers: [ '10.0.0.2' ] })	// a LAN speed test box (reterm_admin)
 }, { enabled: true, reflectors: [ '1.1.1.1', '9.9.9.9' ], prober: 'auto', wan: 'eth1',
      shaper: null, cake: null, warnings: [] });
 

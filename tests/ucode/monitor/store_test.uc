@@ -56,8 +56,9 @@ function service(s, fs, cfg) {
 		load: load(s, () => 10000000),
 		fs,
 		fsync: fs.fsync,
-		id: () => sprintf('%08x', ++ids)
-	}, cfg ?? S.load_config(uci({}), () => 'eth1'));
+		id: () => sprintf('%08x', ++ids),
+		policy: () => ({ test_servers: [ '10.0.0.2' ] })	// a LAN speed test box (reterm_admin)
+	}, { ...(cfg ?? S.load_config(uci({}), () => 'eth1')), test_gap_ms: 0 });
 }
 
 // one guided test through the methods, to its end

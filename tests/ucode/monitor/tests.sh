@@ -12,8 +12,12 @@
 #                       127.0.0.1 / ::1 and a local tests/ucode/monitor/httpd.py
 #                       (root, python3, ucode socket module)
 #   monitor/daemon      retermd on a private ubusd: the published object,
-#                       status, samples rows, an argument error (root, ubusd,
-#                       ubus, python3)
+#                       status, samples rows, an argument error, the guided
+#                       test's target rules through real ubus (a refused
+#                       loopback target, a host name answered by a deferred
+#                       reply after resolution in a child process, the
+#                       admin's test server in reterm_admin, busy,
+#                       too_soon) (root, ubusd, ubus, python3)
 #   monitor/vectors     tests/fixtures/grade-vectors.json is what
 #                       make-grade-vectors.mjs makes from today's grade.js
 #                       (node)
@@ -95,6 +99,10 @@ monitor_tests() {
 		option wan_device 'lo'
 		option results '$d/results.json'
 	EOF
+	cat >"$d/conf/reterm_admin" <<-EOF
+	config monitor 'monitor'
+		option test_server 'localhost'
+	EOF
 	: >"$d/conf/sqm"
 	ubusd -s "$sock" >/dev/null 2>&1 &
 	echo $! >"$d/ubusd.pid"
@@ -125,13 +133,31 @@ assert all(x[c.index("sent")] >= 1 and x[c.index("lost")] == 0 for x in rows), r
 		ubus -s "$sock" call reterm.monitor test_start \
 			'{"download_url":"http://127.0.0.1/$(reboot)","upload_url":"http://127.0.0.1/upload"}' >"$d/bad.json" &&
 		grep -q '"error": "invalid_argument"' "$d/bad.json" &&
+		ubus -s "$sock" call reterm.monitor test_start \
+			'{"download_url":"http://127.0.0.1/bytes/1","upload_url":"http://127.0.0.1/upload"}' >"$d/loop.json" &&
+		grep -q '"error": "target_refused"' "$d/loop.json" &&
+		ubus -s "$sock" call reterm.monitor test_start \
+			'{"download_url":"http://localhost:15001/","upload_url":"http://localhost:15001/"}' >"$d/proxy.json" &&
+		grep -q '"error": "target_refused"' "$d/proxy.json" &&
+		cmp -s <(grep message "$d/loop.json") <(grep message "$d/proxy.json") &&
+		ubus -s "$sock" call reterm.monitor test_start \
+			'{"download_url":"http://localhost:9/bytes/1","upload_url":"http://localhost:9/upload"}' >"$d/named.json" &&
+		grep -q '"started": true' "$d/named.json" &&
+		ubus -s "$sock" call reterm.monitor test_start \
+			'{"download_url":"http://localhost:9/bytes/1","upload_url":"http://localhost:9/upload"}' >"$d/busy.json" &&
+		grep -q '"error": "busy"' "$d/busy.json" &&
+		ubus -s "$sock" call reterm.monitor test_stop >"$d/stop.json" &&
+		grep -q '"state": "stopped"' "$d/stop.json" &&
+		ubus -s "$sock" call reterm.monitor test_start \
+			'{"download_url":"http://localhost:9/bytes/1","upload_url":"http://localhost:9/upload"}' >"$d/soon.json" &&
+		grep -q '"error": "too_soon"' "$d/soon.json" && grep -q '"wait_s": [123][0-9]*' "$d/soon.json" &&
 		ubus -s "$sock" call reterm.monitor results >"$d/results.json" &&
 		grep -q '"results"' "$d/results.json"
 	} >"$d/run.log" 2>&1 || rc=1
 	kill_started "$d/retermd.pid"
 	kill_started "$d/ubusd.pid"
 	if [ $rc = 0 ]; then
-		ok "monitor/daemon (retermd on a private ubusd: status, samples, argument errors)"
+		ok "monitor/daemon (retermd on a private ubusd: status, samples, argument errors, test targets, deferred reply, gap)"
 	else
 		notok monitor/daemon
 		sed 's/^/#   /' "$d/run.log" "$d/retermd.log" "$d"/*.json 2>/dev/null

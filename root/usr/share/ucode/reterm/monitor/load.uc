@@ -18,13 +18,30 @@
 // with SO_LINGER 0 so that no queued upload data keeps the link busy in
 // the next (idle) phase of the test.
 //
-// env: { uloop, socket (module), resolve(host) -> [ {family, address} ] }.
+// Where it connects: url.addrs (IP texts), the addresses the service
+// resolved and checked (reterm.monitor.target) before the test started;
+// the name is not resolved again (a second answer could point
+// elsewhere).  Without url.addrs (the lab CLI monitor-test): the literal,
+// else env.resolve(host).  HTTP redirects are not followed: any status but
+// 200 is an error.
+//
+// What a failing server looks like: a refused, unreachable or silent
+// (no connection within CONNECT_TIMEOUT_MS) target, a reset, a closed
+// connection or an answer that is not HTTP all read the same status text
+// ("download: no answer from the test server"), so that the results do
+// not tell what answered on the other side; the reason goes to env.log
+// (each distinct one once per load).  An HTTP status other than 200 is
+// told.
+//
+// env: { uloop, socket (module), resolve(host) -> [ {family, address} ]
+// (optional), log(msg) (optional) }.
 
 'use strict';
 
 export const UPLOAD_LENGTH = 1000000000;	// announced POST body size
 const CHUNK = 65536, READ = 262144, MAX_HEADER = 16384, EAGAIN = 11;
 const RECONNECT_MS = 500;
+export const CONNECT_TIMEOUT_MS = 5000;
 
 let body_chunk = null;
 
@@ -77,14 +94,38 @@ export function start(env, opts) {
 	let url = opts.url, dir = opts.dir, req = request(url, dir);
 	let streams = [], total = 0, stopped = false;
 	let st = { streams: opts.streams, connected: 0, requests: 0, errors: 0, last_error: null };
-	let addrs = env.resolve ? env.resolve(url.host) : [ { family: (url.family == 6) ? socket.AF_INET6 : socket.AF_INET, address: url.host } ];
+	let what = (dir == 'up') ? 'upload' : 'download';
+	let addrs = null, logged = {};
 
-	function fail(msg) {
+	if (type(url.addrs) == 'array')
+		addrs = map(url.addrs, (a) => ({ family: (index(a, ':') >= 0) ? socket.AF_INET6 : socket.AF_INET, address: a }));
+	else if (url.family != null || !env.resolve)
+		addrs = [ { family: (url.family == 6) ? socket.AF_INET6 : socket.AF_INET, address: url.host } ];
+	else
+		addrs = env.resolve(url.host) ?? [];
+
+	// text: what the API caller sees; detail: the log's reason
+	function fail(text, detail) {
 		st.errors++;
-		st.last_error = msg;
+		st.last_error = text;
+
+		let line = `${what} ${url.host} port ${url.port}: ${detail ?? text}`;
+
+		// each reason once (streams alternate between addresses)
+		if (!logged[line] && length(keys(logged)) < 8) {
+			logged[line] = true;
+			env.log?.(line);
+		}
+	}
+
+	// refused, unreachable, timed out, reset, closed, not HTTP: one text
+	function no_answer(detail) {
+		fail(`${what}: no answer from the test server`, detail);
 	}
 
 	function close_stream(s) {
+		s.connect_timer?.cancel();
+		s.connect_timer = null;
 		s.handle?.delete();
 		s.handle = null;
 
@@ -117,10 +158,12 @@ export function start(env, opts) {
 			let e = s.sock.getopt(socket.SOL_SOCKET, socket.SO_ERROR);
 
 			if (e != 0) {
-				fail(`connect to ${url.host} port ${url.port}: ${socket.strerror(e) ?? e}`);
+				no_answer(`connect to ${s.addr}: ${socket.strerror(e) ?? e}`);
 				return again(s);
 			}
 
+			s.connect_timer?.cancel();
+			s.connect_timer = null;
 			s.connected = true;
 			st.connected++;
 			st.requests++;
@@ -143,13 +186,17 @@ export function start(env, opts) {
 						break;
 
 					if (dir == 'down')
-						fail(`download: ${socket.error()}`);
+						no_answer(`receiving from ${s.addr}: ${socket.error()}`);
 
 					return again(s);
 				}
 
-				if (data == '')	// server closed: body done, ask again
+				if (data == '') {	// server closed: body done, ask again
+					if (!s.in_body && dir == 'down')
+						no_answer(`${s.addr} closed the connection before an HTTP answer`);
+
 					return again(s, s.in_body || dir == 'up');
+				}
 
 				total += (dir == 'down') ? length(data) : 0;
 
@@ -161,8 +208,14 @@ export function start(env, opts) {
 					if (code == null)
 						continue;
 
+					if (code < 0) {
+						no_answer(`${s.addr} answered something else than HTTP`);
+						return again(s);
+					}
+
+					// redirects too: each hop would need the target checks
 					if (code != 200) {
-						fail(`download: ${url.url} answered ${(code < 0) ? 'something else than HTTP' : 'HTTP ' + code}`);
+						fail(`download: the test server answered HTTP ${code}`, `${url.url} (${s.addr}) answered HTTP ${code}`);
 						return again(s);
 					}
 
@@ -174,8 +227,10 @@ export function start(env, opts) {
 					// refuses): read it; the connection ends after it
 					let code = response_status(data);
 
-					if (code != null && code >= 300)
-						fail(`upload: ${url.url} answered ${(code < 0) ? 'something else than HTTP' : 'HTTP ' + code}`);
+					if (code != null && code < 0)
+						no_answer(`${s.addr} answered something else than HTTP`);
+					else if (code != null && code >= 300)
+						fail(`upload: the test server answered HTTP ${code}`, `${url.url} (${s.addr}) answered HTTP ${code}`);
 				}
 			}
 		}
@@ -202,7 +257,7 @@ export function start(env, opts) {
 					if (socket.error(true) == EAGAIN)
 						break;
 
-					fail(`${dir == 'up' ? 'upload' : 'download'}: ${socket.error()}`);
+					no_answer(`sending to ${s.addr}: ${socket.error()}`);
 					return again(s);
 				}
 
@@ -232,13 +287,14 @@ export function start(env, opts) {
 		let sock = socket.create(a.family, socket.SOCK_STREAM | socket.SOCK_NONBLOCK | socket.SOCK_CLOEXEC);
 
 		if (!sock) {
-			fail(`socket: ${socket.error()}`);
+			fail(`${what}: no socket: ${socket.error()}`);
 			return again(s);
 		}
 
 		sock.setopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, true);
 
 		s.sock = sock;
+		s.addr = (a.family == socket.AF_INET6) ? `[${a.address}]:${url.port}` : `${a.address}:${url.port}`;
 		s.connected = false;
 		s.sent_head = false;
 		s.body_left = UPLOAD_LENGTH;
@@ -247,10 +303,20 @@ export function start(env, opts) {
 		sock.connect(a.address, url.port);
 
 		s.handle = uloop.handle(sock, (ev) => on_event(s, ev), uloop.ULOOP_WRITE);
+
+		// a silent target reads like a refused one, and soon
+		s.connect_timer = uloop.timer(CONNECT_TIMEOUT_MS, () => {
+			s.connect_timer = null;
+
+			if (!s.connected && s.sock) {
+				no_answer(`connect to ${s.addr}: no answer within ${CONNECT_TIMEOUT_MS / 1000} s`);
+				again(s);
+			}
+		});
 	};
 
 	if (!length(addrs)) {
-		fail(`cannot resolve ${url.host}`);
+		no_answer('the name does not resolve');
 		stopped = true;
 	}
 
@@ -277,7 +343,9 @@ export function start(env, opts) {
 }
 
 // Resolve a host name or literal for start(): [ {family, address} ],
-// IPv4 first.  Blocking (getaddrinfo), done once when a test starts.
+// IPv4 first.  Blocking (getaddrinfo): for the lab CLI only; retermd
+// resolves in a child process (reterm.monitor.resolve) and hands start()
+// the checked addresses in url.addrs.
 export function resolve(socket, host) {
 	let fam = (index(host, ':') >= 0) ? socket.AF_INET6 : null;
 

@@ -34,6 +34,8 @@ import * as counters from 'reterm.monitor.counters';
 import * as args from 'reterm.monitor.args';
 import * as store from 'reterm.monitor.store';
 import * as gtest from 'reterm.monitor.test';
+import * as target from 'reterm.monitor.target';
+import { RESOLVE_TIMEOUT_MS } from 'reterm.monitor.resolve';
 import { netdev } from 'reterm.validate';
 
 export const DEFAULT_REFLECTORS = [ '1.1.1.1', '9.9.9.9', '8.8.8.8', '2606:4700:4700::1111' ];
@@ -41,8 +43,48 @@ export const COUNTER_MS = 200, CAKE_MS = 1000, SLEEP_MS = 60000, LOADED_HOLD_MS 
 export const IDLE_INTERVAL_MS = 1000, LOADED_INTERVAL_MS = 200, PROBE_TIMEOUT_MS = 2000;
 export const LOAD_SHARE = 0.2, LOAD_NO_SHAPER_BPS = 1000000;
 
+// the guided test: a gap after each test (ended or stopped) before the
+// next may start, and how long a name may take to resolve (the
+// resolver's own limit and a little) before test_start refuses it
+export const TEST_GAP_MS = 30000, RESOLVE_GUARD_MS = RESOLVE_TIMEOUT_MS + 1000;
+
+// test_start's one answer for every refused target (the reason goes to
+// the log only: the reply must not tell what is there)
+export const REFUSED_TEXT = 'the test server is not allowed: test servers must be public Internet addresses ' +
+	'(every address the name resolves to) on port 80, 443 or 8080; a server on the local network can only be ' +
+	'allowed by the router\'s administrator (option test_server in /etc/config/reterm_admin)';
+
 function err(code, message) {
 	return { error: code, message };
+}
+
+// The admin-only test server and the proxy port, read at each test_start
+// (no reload needed):
+//   reterm_admin.monitor.test_server   host names or IP addresses (option
+//                                      or list) that may be private and
+//                                      use any port
+//   reterm.main.port                   reterm's proxy listener, never a
+//                                      target on this router
+// -> { test_servers: [ canonical hosts ], proxy_port, warnings }
+export function load_policy(cursor) {
+	let out = { test_servers: [], proxy_port: target.PROXY_PORT, warnings: [] };
+	let v = cursor.get('reterm_admin', 'monitor', 'test_server');
+
+	for (let h in (type(v) == 'array') ? v : (type(v) == 'string') ? split(trim(v), /[ \t]+/) : []) {
+		let c = args.ip(h) ?? args.hostname(h);
+
+		if (c == null)
+			push(out.warnings, sprintf('reterm_admin test_server %J is not a host name or IP address, ignored', h));
+		else if (index(out.test_servers, c) < 0)
+			push(out.test_servers, c);
+	}
+
+	let p = cursor.get('reterm', 'main', 'port');
+
+	if (p != null && match(p, /^[1-9][0-9]{0,4}$/) && +p <= 65535)
+		out.proxy_port = +p;
+
+	return out;
 }
 
 // Monitor settings from uci (`config monitor 'monitor'` in
@@ -85,6 +127,10 @@ export function load_config(cursor, wan_lookup) {
 	if (s.results != null && s.results != store.FLASH_PATH)
 		push(warnings, sprintf('option results %J is no longer used: results are kept in %s and %s',
 			s.results, store.RAM_PATH, store.FLASH_PATH));
+
+	// the app's LuCI users may write /etc/config/reterm: not there
+	if (s.test_server != null)
+		push(warnings, 'option test_server in /etc/config/reterm is ignored: it belongs in /etc/config/reterm_admin');
 
 	let queues = [];
 
@@ -133,9 +179,16 @@ export function load_config(cursor, wan_lookup) {
 //   fsync     (path) -> bool, optional (default: reterm.monitor.store's)
 //   id        () -> random hex string
 //   log       (msg) optional
-// cfg: load_config() output (+ sleep_ms, probe_timeout_ms overrides)
+//   resolve   (host, cb(addrs | null, why)) -> { cancel() }: names for the
+//             guided test, answered later from the loop
+//             (reterm.monitor.resolve); without it names are refused
+//   policy    () -> load_policy() output, optional (default: no admin
+//             test server, proxy port 15001)
+// cfg: load_config() output (+ sleep_ms, probe_timeout_ms, test_gap_ms
+// overrides)
 export function create(env, cfg) {
 	let sleep_ms = cfg.sleep_ms ?? SLEEP_MS, timeout_ms = cfg.probe_timeout_ms ?? PROBE_TIMEOUT_MS;
+	let gap_ms = cfg.test_gap_ms ?? TEST_GAP_MS;
 	let sec_ring = ring.create({ step: 1, size: 600, id: env.id() });
 	let min_ring = ring.create({ step: 60, size: 1440, id: sec_ring.id });
 	let rates = counters.rates();
@@ -149,6 +202,8 @@ export function create(env, cfg) {
 	let cur_minute = null, last_flushed = null;
 	let saved = store.open(env.fs, { timer: env.timer, clock: env.clock, fsync: env.fsync, log: (m) => env.log?.(m) });
 	let test = null, results = saved.list();
+	let starting = null;	// a test_start waiting for name resolution
+	let last_end = null;	// mono ms when the last test ended
 	let self;
 
 	function wall_s() {
@@ -379,7 +434,79 @@ export function create(env, cfg) {
 
 		// monitor probing resumes on the next counter tick
 		interval = null;
-		last_call = env.clock.mono();
+		last_call = last_end = env.clock.mono();
+	}
+
+	// seconds until the next test may start (0: now)
+	function gap_left() {
+		let ms = (last_end == null) ? 0 : last_end + gap_ms - env.clock.mono();
+
+		return (ms > 0) ? int((ms + 999) / 1000) : 0;
+	}
+
+	function refuse(url, why) {
+		log(sprintf('test_start refused: %s: %s', url.url, why));
+
+		return err('target_refused', REFUSED_TEXT);
+	}
+
+	function policy() {
+		let p = env.policy ? env.policy() : null;
+
+		for (let w in p?.warnings ?? [])
+			log(w);
+
+		return {
+			test_servers: p?.test_servers ?? [],
+			proxy_port: p?.proxy_port ?? target.PROXY_PORT,
+			own: null
+		};
+	}
+
+	// the checks after resolution (resolved: host -> addresses), then the
+	// test; the loads get the checked addresses (url.addrs) and connect
+	// to those only
+	function begin(a, pol, resolved) {
+		let urls = {};
+
+		pol.own = target.own(env.readfile?.('/proc/net/fib_trie'), env.readfile?.('/proc/net/if_inet6'));
+
+		for (let k in [ 'download_url', 'upload_url' ]) {
+			let u = a[k];
+			let addrs = (u.family != null) ? [ u.host ] : (resolved[u.host] ?? []);
+			let why = target.check_addrs(u, addrs, pol);
+
+			if (why != null)
+				return refuse(u, why);
+
+			urls[k] = { ...u, addrs };
+		}
+
+		wake();
+		env.prober.stop();
+		interval = null;
+
+		let wan0 = cfg.wan;
+
+		test = gtest.run({
+			clock: env.clock,
+			timer: (ms, cb) => env.timer(ms, cb),
+			prober: env.prober,
+			load: env.load,
+			wan: wan0 ? () => counters.read_bytes(wan0, env.readfile) : null,
+			id: env.id
+		}, {
+			download_url: urls.download_url,
+			upload_url: urls.upload_url,
+			streams: a.streams,
+			reflectors: cfg.reflectors,
+			shaper: cfg.shaper,
+			wan: cfg.wan,
+			on_sample: on_probe,
+			on_done: test_done
+		});
+
+		return { started: true, id: test.id, total: gtest.total_secs(), phases: gtest.phases() };
 	}
 
 	self = {
@@ -518,40 +645,97 @@ export function create(env, cfg) {
 				};
 			},
 
-			test_start: function(a) {
+			// reply(obj): for an answer that comes later.  With a host
+			// name the reply waits for its resolution (in a child
+			// process, the loop runs on): test_start then returns null
+			// and calls reply() once, from the loop (retermd defers the
+			// ubus reply).  IP addresses are answered at once.
+			test_start: function(a, reply) {
 				let c = args.check_args(a, args.SPEC.test_start);
 
 				if (c.error)
 					return c;
 
-				if (test && test.state() == 'running')
+				if (starting || (test && test.state() == 'running'))
 					return err('busy', 'a test is already running');
 
+				let wait = gap_left();
+
+				if (wait > 0)
+					return { error: 'too_soon', wait_s: wait,
+					         message: sprintf('the last test ended less than %d s ago: wait %d s and start again',
+					                          int(gap_ms / 1000), wait) };
+
+				let pol = policy(), u = c.args;
+
+				for (let k in [ 'download_url', 'upload_url' ]) {
+					let why = target.check_port(u[k], pol);
+
+					if (why != null)
+						return refuse(u[k], why);
+				}
+
+				let names = [];
+
+				for (let k in [ 'download_url', 'upload_url' ])
+					if (u[k].family == null && index(names, u[k].host) < 0)
+						push(names, u[k].host);
+
+				if (!length(names))
+					return begin(u, pol, {});
+
+				if (type(reply) != 'function' || !env.resolve)
+					return err('internal', 'host names cannot be resolved here; give the test server as an IP address');
+
+				let resolved = {}, left = length(names), answer = null, inside = true;
+				let me = { jobs: [], guard: null };
+
+				function conclude(r) {
+					if (starting !== me)
+						return;
+
+					starting = null;
+					me.guard?.cancel();
+
+					for (let j in me.jobs)
+						j?.cancel();
+
+					if (inside)
+						answer = r;
+					else
+						reply(r);
+				}
+
+				starting = me;
 				wake();
-				env.prober.stop();
-				interval = null;
-
-				let t0 = env.clock.mono(), wan0 = cfg.wan;
-
-				test = gtest.run({
-					clock: env.clock,
-					timer: (ms, cb) => env.timer(ms, cb),
-					prober: env.prober,
-					load: env.load,
-					wan: wan0 ? () => counters.read_bytes(wan0, env.readfile) : null,
-					id: env.id
-				}, {
-					download_url: c.args.download_url,
-					upload_url: c.args.upload_url,
-					streams: c.args.streams,
-					reflectors: cfg.reflectors,
-					shaper: cfg.shaper,
-					wan: cfg.wan,
-					on_sample: on_probe,
-					on_done: test_done
+				me.guard = env.timer(RESOLVE_GUARD_MS, () => {
+					me.guard = null;
+					conclude(refuse(u.download_url, sprintf('no answer from the resolver within %d s', RESOLVE_GUARD_MS / 1000)));
 				});
 
-				return { started: true, id: test.id, total: gtest.total_secs(), phases: gtest.phases() };
+				for (let n in names) {
+					let host = n;
+
+					push(me.jobs, env.resolve(host, (addrs, why) => {
+						if (starting !== me)
+							return;
+
+						if (addrs == null) {
+							let bad = (u.download_url.host == host) ? u.download_url : u.upload_url;
+
+							return conclude(refuse(bad, sprintf('%s %s', host, why ?? 'does not resolve')));
+						}
+
+						resolved[host] = addrs;
+
+						if (--left == 0)
+							conclude(begin(u, pol, resolved));
+					}));
+				}
+
+				inside = false;
+
+				return answer;
 			},
 
 			test_status: function(a) {

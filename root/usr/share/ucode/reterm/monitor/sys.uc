@@ -11,6 +11,7 @@ import * as fs from 'fs';
 import * as probe from 'reterm.monitor.probe';
 import * as load from 'reterm.monitor.load';
 import * as qdisc from 'reterm.monitor.qdisc';
+import * as resolve from 'reterm.monitor.resolve';
 
 export function mono() {
 	let c = clock(true);
@@ -50,6 +51,7 @@ export function env(opts) {
 	             rand: () => { let b = fs.readfile('/dev/urandom', 2); return b ? (ord(b, 0) << 8) | ord(b, 1) : 0x5254; } };
 
 	let prober = probe.open(base, opts.prober ?? 'auto');
+	let resolver = socket ? resolve.resolver(base) : null;
 
 	return {
 		clock: clk,
@@ -64,6 +66,9 @@ export function env(opts) {
 		// `tc -s -j qdisc show` through one long-running tc
 		qdisc: qdisc.open(base),
 
+		// names of test servers, in a child process (the loop runs on)
+		resolve: resolver,
+
 		load: function(dir, url, streams) {
 			if (!socket)
 				return {
@@ -73,7 +78,9 @@ export function env(opts) {
 					stop: () => null
 				};
 
-			return load.start({ uloop, socket, resolve: (h) => load.resolve(socket, h) },
+			// retermd hands in url.addrs (resolved and checked); the lab
+			// CLI's names are resolved here, blocking
+			return load.start({ uloop, socket, resolve: (h) => load.resolve(socket, h), log: opts.log },
 				{ url, dir, streams });
 		}
 	};
