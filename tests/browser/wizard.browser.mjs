@@ -79,7 +79,7 @@ async function stubRouter(page) {
 	return page.evaluate(async ({ SERVER_RTTS, BEFORE_ID, AFTER_ID }) => {
 		const fx = await (await fetch('/fixtures/overview.json')).json();
 		const hosts = await (await fetch('/fixtures/hosts.json')).json();
-		const { rpc, uci, fs, network } = window.__env;
+		const { rpc, uci, fs } = window.__env;
 		const st = window.__router = { status: { state: 'idle' }, fx, ids: [BEFORE_ID, AFTER_ID], started: [] };
 
 		sessionStorage.clear();
@@ -91,15 +91,11 @@ async function stubRouter(page) {
 		/* shaping on at rates that are too low: the wizard must measure without it */
 		uci.seed('sqm', { wan: { '.type': 'queue', enabled: '1', interface: 'eth1', download: '9000', upload: '2000',
 			qdisc: 'cake', script: 'piece_of_cake.qos' } });
-		uci.seed('network', {
-			lan: { '.type': 'interface', proto: 'static', device: 'br-lan' },
-			wan: { '.type': 'interface', proto: 'dhcp', device: 'eth1' }
-		});
-		uci.seed('firewall', {
-			d: { '.type': 'defaults', '.anonymous': true, flow_offloading: '1', flow_offloading_hw: '0' },
-			zw: { '.type': 'zone', '.anonymous': true, name: 'wan', network: ['wan'] }
-		});
-		network.seed({ networks: [{ name: 'wan', proto: 'dhcp', device: 'eth1', l3device: 'eth1', wan: true }] });
+		/* reterm wan_info: the wizard reads no uci network/firewall */
+		rpc.handle('reterm', 'wan_info', { interfaces: [
+			{ name: 'lan', proto: 'static', device: 'br-lan', l3device: 'br-lan', default_route: false, speed: null, zone: 'lan' },
+			{ name: 'wan', proto: 'dhcp', device: 'eth1', l3device: 'eth1', default_route: true, speed: null, zone: 'wan' }
+		], bridges: { 'br-lan': ['lan1', 'lan2'] }, offload: true, offload_hw: false });
 		fs.files['/usr/lib/sqm/defaults.sh'] = '';
 
 		rpc.handle('reterm', 'hosts', hosts);

@@ -1,29 +1,34 @@
 import { describe, it, expect } from 'vitest';
 import { createHarness } from './harness/loader.js';
+import { aclViolations } from './harness/acl.js';
 
 const DEFAULTS_16 = '[ -z "$INGRESS_CAKE_OPTS" ] && INGRESS_CAKE_OPTS="diffserv3"\n';
 const DEFAULTS_17 = '[ -z "$INGRESS_CAKE_OPTS" ] && INGRESS_CAKE_OPTS="diffserv3 nat"\n';
 
-/* a router: DHCP (or PPPoE) WAN on eth1, br-lan with lan1/lan2 */
+/*
+ * reterm wan_info as the API answers it (tests/ucode/api: the same
+ * shape): DHCP (or PPPoE) WAN on eth1, wan6 on @wan, br-lan with
+ * lan1/lan2. down: the WAN is down (no layer 3 device, no default route).
+ */
+function wanInfo(opts = {}) {
+	const proto = opts.proto || 'dhcp', up = !opts.down;
+	return {
+		interfaces: [
+			{ name: 'lan', proto: 'static', device: 'br-lan', l3device: 'br-lan', default_route: false, speed: null, zone: 'lan' },
+			{ name: 'wan', proto, device: 'eth1', l3device: up ? (proto === 'pppoe' ? 'pppoe-wan' : 'eth1') : null,
+				default_route: up, speed: up ? 1000 : null, zone: 'wan' },
+			{ name: 'wan6', proto: 'dhcpv6', device: null, l3device: null, default_route: false, speed: null, zone: 'wan' }
+		],
+		bridges: { 'br-lan': ['lan1', 'lan2'] },
+		offload: !!opts.offload, offload_hw: !!opts.offload
+	};
+}
+
+/* a router: sqm config, wan_info, sqm's files */
 function router(h, opts = {}) {
-	const proto = opts.proto || 'dhcp';
 	if (opts.sqm !== null)
 		h.uci.seed('sqm', opts.sqm || {});
-	h.uci.seed('network', {
-		br: { '.type': 'device', '.anonymous': true, type: 'bridge', name: 'br-lan', ports: ['lan1', 'lan2'] },
-		lan: { '.type': 'interface', proto: 'static', device: 'br-lan' },
-		wan: { '.type': 'interface', proto, device: 'eth1' },
-		wan6: { '.type': 'interface', proto: 'dhcpv6', device: '@wan' }
-	});
-	h.uci.seed('firewall', {
-		d: { '.type': 'defaults', '.anonymous': true, flow_offloading: opts.offload ? '1' : '0', flow_offloading_hw: opts.offload ? '1' : '0' },
-		zl: { '.type': 'zone', '.anonymous': true, name: 'lan', network: ['lan'] },
-		zw: { '.type': 'zone', '.anonymous': true, name: 'wan', network: ['wan', 'wan6'] }
-	});
-	h.network.seed({ networks: [
-		{ name: 'wan', proto, device: 'eth1', l3device: proto === 'pppoe' ? 'pppoe-wan' : 'eth1', wan: true },
-		{ name: 'lan', proto: 'static', device: 'br-lan' }
-	] });
+	h.rpc.handle('reterm', 'wan_info', opts.wanInfo || wanInfo(opts));
 	if (opts.qdiscs !== null)
 		for (const q of opts.qdiscs || ['fq_codel', 'cake'])
 			h.fs.files[`/var/run/sqm/available_qdiscs/${q}`] = '';
@@ -103,10 +108,9 @@ describe('rendering', () => {
 		expect(h.uci.get('sqm', sid, 'interface')).toBe('pppoe-wan');
 	});
 
-	it('finds pppoe-wan from the UCI network config while the WAN is down', async () => {
+	it('finds pppoe-wan from the protocol while the WAN is down', async () => {
 		const h = createHarness();
-		router(h, { proto: 'pppoe' });
-		h.network.seed({ networks: [] });
+		router(h, { proto: 'pppoe', down: true });
 		const v = await h.require('view.reterm.shaping');
 		await h.rendered(v);
 		const map = h.form.maps[0];
@@ -340,5 +344,163 @@ describe('saving', () => {
 		h.form.setValue(map, 'q', '_rtt', 'satellite');
 		await v.handleSave();
 		expect(h.uci.dump('sqm').q.eqdisc_opts).toBe('satellite');
+	});
+});
+
+describe('what the page reads (issue 13 item 7)', () => {
+	it('gets WAN and LAN facts from reterm wan_info only: no uci network/firewall, nothing outside the ACL', async () => {
+		const { h, v, map, sid } = await page();
+		expect(h.rpc.callsTo('reterm', 'wan_info')).toHaveLength(1);
+		expect(h.uci.loads).not.toContain('network');
+		expect(h.uci.loads).not.toContain('firewall');
+		h.form.setValue(map, sid, 'download', '18');
+		h.form.setValue(map, sid, 'upload', '18');
+		await v.handleSave();
+		expect(aclViolations(h)).toEqual([]);
+	});
+
+	it('takes the default-route interface first, then the wan zone; bridge ports count as LAN', async () => {
+		const info = wanInfo();
+		info.interfaces.push({ name: 'wwan', proto: 'dhcp', device: 'wlan1', l3device: 'wlan1', default_route: true, speed: null, zone: null });
+		const { h, map, status } = await page({ wanInfo: info, sqm: { q: QUEUE({ interface: 'lan1' }) } });
+		const opts = Object.fromEntries(h.form.describe(map).sections[0].options.map(o => [o.name, o.choices]));
+		expect(opts.interface).toEqual(['eth1', 'wlan1']);
+		expect(status('q')).toMatch(/lan1 is a LAN device/);
+	});
+
+	it('works without wan_info (an older backend, or denied): asks for the device by hand', async () => {
+		const h = createHarness();
+		router(h);
+		h.rpc.handle('reterm', 'wan_info', () => h.rpc.status(6));
+		const v = await h.require('view.reterm.shaping');
+		const root = await h.rendered(v);
+		expect(h.text(root.querySelector('.reterm-shaping-notes'))).toMatch(/No WAN device found/);
+	});
+
+	it('ignores device names in a reply that sqm could not take unquoted', async () => {
+		const info = wanInfo();
+		info.interfaces[1].l3device = 'eth1;reboot';
+		info.interfaces[1].device = '$(reboot)';
+		info.bridges = { 'br-lan': ['lan1', 'a b'] };
+		const { h, map } = await page({ wanInfo: info });
+		const opts = Object.fromEntries(h.form.describe(map).sections[0].options.map(o => [o.name, o.choices]));
+		expect(opts.interface).toEqual([]);
+	});
+});
+
+/*
+ * sqm-scripts exports every queue option into its environment and writes
+ * them as VAR="value" lines into /var/run/sqm/<dev>.state, which it
+ * sources later as root (run-openwrt.sh stop_statefile): a stored ", $,
+ * ` or newline runs commands. Whatever is typed (or a tampered <select>
+ * sends), the form may only store these grammars.
+ */
+const SQM_GRAMMAR = {
+	enabled: /^[01]$/,
+	interface: /^[A-Za-z0-9][A-Za-z0-9._-]{0,14}$/,
+	download: /^[0-9]{1,9}$/,
+	upload: /^[0-9]{1,9}$/,
+	qdisc: /^cake$/,
+	script: /^(?:piece_of_cake|layer_cake)\.qos$/,
+	linklayer: /^none$/,
+	qdisc_advanced: /^1$/,
+	qdisc_really_really_advanced: /^1$/,
+	iqdisc_opts: /^(?:[A-Za-z0-9][A-Za-z0-9._-]*|-[0-9]+)(?: (?:[A-Za-z0-9][A-Za-z0-9._-]*|-[0-9]+))*$|^$/,
+	eqdisc_opts: /^(?:[A-Za-z0-9][A-Za-z0-9._-]*|-[0-9]+)(?: (?:[A-Za-z0-9][A-Za-z0-9._-]*|-[0-9]+))*$|^$/
+};
+const HOSTILE = ['eth1;reboot', '$(reboot)', '`reboot`', 'a"b', "a'b", 'eth1\nreboot', 'a\\b', '18;reboot', '18 ', ' 18',
+	'1e3', '0x12', 'internet $(reboot)', 'wash\nreboot', 'wash;reboot', 'fwmark 0xff;reboot', 'memlimit 32mb"', '-5', '99999999999'];
+const FIELDS = ['interface', 'download', 'upload', '_rtt', '_rtt_custom', '_overhead', '_overhead_bytes', '_mpu', '_vlan',
+	'_isolation', '_diffserv', '_extra_ingress', '_extra_egress'];
+
+function badStored(h) {
+	const bad = [];
+	for (const conf of [h.uci.stagedChanges(), h.uci.pendingChanges()])
+		for (const op of conf.sqm || [])
+			if (op[0] === 'set' && op.length === 4 && !(SQM_GRAMMAR[op[2]] && SQM_GRAMMAR[op[2]].test(String(op[3]))))
+				bad.push(op);
+	return bad;
+}
+
+describe('nothing a shell would act on reaches sqm', () => {
+	it.each(FIELDS)('%s: hostile values are refused or stored only in sqm\'s strict grammars', async field => {
+		for (const value of HOSTILE) {
+			const { h, v, map, sid } = await page({ sqm: { q: QUEUE() } });
+			/* real LuCI does not check a ListValue against its choices */
+			for (const c of map.children[0].children)
+				c.strictChoices = false;
+			h.form.setValue(map, 'q', '_advanced', '1');
+			if (field === '_rtt_custom')
+				h.form.setValue(map, 'q', '_rtt', 'custom');
+			h.form.setValue(map, 'q', field, value);
+			await v.handleSave().catch(() => null);
+			expect(badStored(h), `${field} = ${JSON.stringify(value)}`).toEqual([]);
+			expect(sid).toBe('q');
+		}
+	});
+
+	it('every value it stores for a new or edited queue is in the grammar (reterm.shaping sqmValueError agrees)', async () => {
+		const { h, v, map, sid } = await page();
+		const shaping = await h.require('reterm.shaping');
+		h.form.setValue(map, sid, 'enabled', '1');
+		h.form.setValue(map, sid, 'download', '18.5');
+		h.form.setValue(map, sid, 'upload', '1.25');
+		h.form.setValue(map, sid, '_diffserv', 'diffserv4');
+		h.form.setValue(map, sid, '_advanced', '1');
+		h.form.setValue(map, sid, '_extra_egress', 'wash memlimit 32mb');
+		await v.handleSave();
+		const q = Object.values(h.uci.dump('sqm'))[0];
+		for (const [k, val] of Object.entries(q).filter(([k]) => k.charAt(0) !== '.')) {
+			expect(SQM_GRAMMAR[k], k).toBeDefined();
+			expect(val, k).toMatch(SQM_GRAMMAR[k]);
+			expect(shaping.sqmValueError(k, val), k).toBeNull();
+		}
+		expect(badStored(h)).toEqual([]);
+	});
+
+	it('sqmValueError refuses what the state file would run, and options the page never writes', async () => {
+		const h = createHarness();
+		const shaping = await h.require('reterm.shaping');
+		for (const [k, val] of [['interface', 'eth1;reboot'], ['interface', 'a"b'], ['download', '18;reboot'], ['download', '-1'],
+			['download', '100000001'], ['upload', '1e3'], ['enabled', 'yes'], ['qdisc', 'cake;reboot'], ['qdisc', 'fq_codel'],
+			['script', '../../../tmp/x.qos'], ['script', 'simple.qos'], ['linklayer', 'atm'], ['qdisc_advanced', '$(reboot)'],
+			['iqdisc_opts', 'nat $(reboot)'], ['eqdisc_opts', 'wash\nreboot'], ['eqdisc_opts', 'a"b'], ['iqdisc_opts', 'rtt'],
+			['debug_logging', '1'], ['squash_dscp', '1'], ['verbosity', '5'], ['interface', ['eth1']], ['download', 18000]])
+			expect(shaping.sqmValueError(k, val), `${k} = ${JSON.stringify(val)}`).not.toBeNull();
+		for (const [k, val] of [['interface', 'pppoe-wan'], ['download', '0'], ['download', '100000000'], ['enabled', '0'],
+			['script', 'layer_cake.qos'], ['iqdisc_opts', ''], ['eqdisc_opts', 'rtt 45ms overhead -4 fwmark 0xff']])
+			expect(shaping.sqmValueError(k, val), `${k} = ${JSON.stringify(val)}`).toBeNull();
+	});
+});
+
+describe('reterm.shaping wanInfo: the wan_info reply as the views use it', () => {
+	it('orders WAN candidates (default route, then the wan zone), keeps LAN nets, checks every name', async () => {
+		const shaping = await createHarness().require('reterm.shaping');
+		const r = shaping.wanInfo({
+			interfaces: [
+				{ name: 'lan', proto: 'static', device: 'br-lan', l3device: 'br-lan', default_route: false, speed: null, zone: 'lan' },
+				{ name: 'wan', proto: 'pppoe', device: 'eth1', l3device: null, default_route: false, speed: 1000, zone: 'wan' },
+				{ name: 'wwan', proto: 'dhcp', device: 'wlan1', l3device: 'wlan1', default_route: true, speed: -1, zone: null },
+				{ name: 'x', proto: 'dhcp', device: 'eth1;reboot', l3device: 'a b', default_route: true, zone: 'wan' },
+				'junk', null
+			],
+			bridges: { 'br-lan': ['lan1', 'lan2', '$(x)'], 'a"b': ['lan3'] },
+			offload: true, offload_hw: true
+		});
+		expect(r.wan.map(n => n.name)).toEqual(['wwan', 'x', 'wan']);
+		expect(r.wan[1]).toMatchObject({ device: null, l3device: null });
+		expect(r.wan.map(n => n.speed)).toEqual([null, null, 1000]);
+		expect(r.lan.map(n => n.name)).toEqual(['lan']);
+		expect(r.bridges).toEqual({ 'br-lan': ['lan1', 'lan2'] });
+		expect([r.offload, r.offloadHw]).toEqual([true, true]);
+		expect(shaping.wanDevices(r.wan)).toEqual(['wlan1', 'pppoe-wan']);
+		expect(shaping.lanDevices(r.lan, r.bridges)).toEqual(['br-lan', 'lan1', 'lan2']);
+	});
+
+	it('answers empty lists for an error reply or nothing', async () => {
+		const shaping = await createHarness().require('reterm.shaping');
+		for (const bad of [null, undefined, 6, 'x', { error: 'internal', message: 'x' }, { interfaces: 'x', bridges: [] }])
+			expect(shaping.wanInfo(bad)).toEqual({ wan: [], lan: [], bridges: {}, offload: false, offloadHw: false });
+		expect(shaping.wanInfo({ offload: false, offload_hw: true }).offloadHw).toBe(false);
 	});
 });

@@ -121,6 +121,21 @@ describe('validateProposal and sqmValues', () => {
 			iqdisc_opts: 'regional flows nonat ethernet ingress memlimit 32mb', eqdisc_opts: 'regional diffserv4 flows nonat ethernet wash' });
 	});
 	it('returns null for an invalid proposal', () => expect(w.sqmValues(P({ download: 0, upload: 0 }), null)).toBeNull());
+	it('changes only values sqm may source as root; hand-set options it does not manage stay as they are', async () => {
+		const shaping = await createHarness().require('reterm.shaping');
+		const cur = { '.name': 'q', enabled: '0', interface: 'eth1', debug_logging: '1', squash_dscp: '1',
+			iqdisc_opts: 'ingress', eqdisc_opts: 'wash' };
+		for (const [p, current] of [[P(), null], [P({ device: 'pppoe-wan', overhead: 'atm' }), null], [P({ rtt: 'satellite' }), cur]]) {
+			const v = w.sqmValues(p, current);
+			const changed = Object.keys(v).filter(k => k.charAt(0) !== '.' && (!current || String(current[k] ?? '') !== v[k]));
+			expect(changed.length).toBeGreaterThan(3);
+			for (const k of changed)
+				expect(shaping.sqmValueError(k, v[k]), `${k}=${v[k]}`).toBeNull();
+			if (current)
+				expect([v.debug_logging, v.squash_dscp]).toEqual(['1', '1']);
+		}
+		expect(w.sqmValues(P(), Object.assign({}, cur, { eqdisc_opts: 'wash;reboot' }))).toBeNull();
+	});
 });
 
 describe('compare', () => {
@@ -483,8 +498,9 @@ describe('moved out of the view', () => {
 		expect(w.testProblem(RESULT(), null)).toBeNull();
 		expect(w.testProblem(null, null)).toMatch(/without a result/);
 		expect(w.testProblem({ stopped: true }, null)).toMatch(/stopped/);
-		expect(w.wan([{ name: 'wan', proto: 'dhcp', device: null }], [{ name: 'wan6', proto: 'dhcpv6', device: 'eth1' }], ['wan', 'wan6']))
+		expect(w.wan([{ name: 'wan', proto: 'dhcp', device: null }, { name: 'wan6', proto: 'dhcpv6', device: 'eth1' }]))
 			.toMatchObject({ name: 'wan6' });
-		expect(w.wan([], [{ name: 'x', device: 'eth9' }], ['wan'])).toBeNull();
+		expect(w.wan([])).toBeNull();
+		expect(w.wan(null)).toBeNull();
 	});
 });

@@ -1,5 +1,6 @@
 import { describe, it, expect, vi, afterEach } from 'vitest';
 import { createHarness } from './harness/loader.js';
+import { aclViolations } from './harness/acl.js';
 
 /* recorded replies (shapes of reterm.monitor.test / api.uc) */
 const PHASES = [['idle', 0, 5], ['download', 5, 15], ['idle', 15, 17], ['upload', 17, 27], ['idle', 27, 29], ['both', 29, 39], ['cooldown', 39, 44]]
@@ -24,19 +25,16 @@ function setup(opts = {}) {
 	const proto = opts.proto || 'dhcp';
 	if (opts.sqm !== null)
 		h.uci.seed('sqm', opts.sqm || {});
-	h.uci.seed('network', {
-		lan: { '.type': 'interface', proto: 'static', device: 'br-lan' },
-		wan: { '.type': 'interface', proto, device: 'eth1' }
-	});
-	h.uci.seed('firewall', {
-		d: { '.type': 'defaults', '.anonymous': true, flow_offloading: opts.offload ? '1' : '0', flow_offloading_hw: opts.offload ? '1' : '0' },
-		zw: { '.type': 'zone', '.anonymous': true, name: 'wan', network: ['wan'] }
-	});
+	/* reterm wan_info (the API's shape, tests/ucode/api) */
+	h.rpc.handle('reterm', 'wan_info', opts.wanInfo || { interfaces: [
+		{ name: 'lan', proto: 'static', device: 'br-lan', l3device: 'br-lan', default_route: false, speed: null, zone: 'lan' },
+		{ name: 'wan', proto, device: 'eth1', l3device: proto === 'pppoe' ? 'pppoe-wan' : 'eth1', default_route: true,
+			speed: opts.speed ?? null, zone: 'wan' }
+	], bridges: { 'br-lan': ['lan1'] }, offload: !!opts.offload, offload_hw: !!opts.offload });
 	h.uci.seed('reterm', Object.assign({
 		main: { '.type': 'reterm', enabled: '0' },
 		monitor: { '.type': 'monitor', download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload' }
 	}, opts.reterm));
-	h.network.seed({ networks: [{ name: 'wan', proto, device: 'eth1', l3device: proto === 'pppoe' ? 'pppoe-wan' : 'eth1', wan: true }] });
 	h.fs.files['/usr/lib/sqm/defaults.sh'] = '';
 	h.rpc.handle('reterm', 'hosts', { hosts: HOSTS });
 	/* retermd's status: shaper/cake from the sqm config as applied, read
@@ -632,5 +630,46 @@ describe('issue 12: the wizard on real LuCI', () => {
 		await p1.$('.reterm-wizard-next').click();
 		expect(p1.text()).not.toMatch(/1 round-trip times/);
 		expect(p1.text()).toMatch(/The 1 round-trip time the router measured \(to the test reflectors\) is 14 ms/);
+	});
+});
+
+describe('what the wizard reads (issue 13 item 7)', () => {
+	it('gets the WAN from reterm wan_info only: no uci network/firewall, nothing outside the ACL', async () => {
+		const storage = memoryStorage();
+		const h = setup({ storage });
+		const p = await open(h);
+		expect(h.rpc.callsTo('reterm', 'wan_info')).toHaveLength(1);
+		expect(p.text('.reterm-wizard-facts')).toMatch(/eth1 \(dhcp\)/);
+		expect([...new Set(h.uci.loads)].sort()).toEqual(['reterm', 'sqm']);
+		await p.$('.reterm-wizard-next').click();
+		await measure(h, p, BEFORE);
+		await p.$('.reterm-wizard-next').click();
+		expect(p.step()).toBe('3. Propose');
+		expect(aclViolations(h)).toEqual([]);
+	});
+
+	it('takes the WAN port\'s link speed from wan_info: a rate above it is not proposed', async () => {
+		const h = setup({ speed: 100 });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await measure(h, p, Object.assign({}, BEFORE, { download: Object.assign({}, BEFORE.download, { throughput_bps: 400000000 }) }));
+		await p.$('.reterm-wizard-next').click();
+		expect(p.text()).toMatch(/more than the WAN port's link speed \(100 Mbit\/s\)/);
+	});
+
+	it('prefers the interface with the default route, then the wan zone', async () => {
+		const h = setup({ wanInfo: { interfaces: [
+			{ name: 'wan', proto: 'dhcp', device: 'eth1', l3device: null, default_route: false, speed: null, zone: 'wan' },
+			{ name: 'wwan', proto: 'dhcp', device: 'wlan1', l3device: 'wlan1', default_route: true, speed: null, zone: null }
+		], bridges: {}, offload: false, offload_hw: false } });
+		const p = await open(h);
+		expect(p.text('.reterm-wizard-facts')).toMatch(/wlan1 \(dhcp\)/);
+	});
+
+	it('without wan_info: says that no WAN device was found', async () => {
+		const h = setup();
+		h.rpc.handle('reterm', 'wan_info', () => h.rpc.status(6));
+		const p = await open(h);
+		expect(p.text()).toMatch(/No WAN device was found/);
 	});
 });

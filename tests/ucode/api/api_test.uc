@@ -119,7 +119,7 @@ function golden(what, name, got) {
 check('plugin publishes object reterm with the documented methods',
 	sort(keys(M)), sort([ 'status', 'hosts', 'device_stats', 'server_rtts', 'device_add', 'device_set', 'device_remove',
 		'apply', 'audit_start', 'audit_result', 'samples', 'test_start', 'test_status',
-		'test_stop', 'results', 'monitor_status' ]));
+		'test_stop', 'results', 'monitor_status', 'wan_info' ]));
 
 check('typed args: strings, booleans and integers',
 	map(sort(keys(M)), m => [ m, map(sort(keys(M[m].args ?? {})), a => `${a}:${type(M[m].args[a])}`) ]),
@@ -139,7 +139,8 @@ check('typed args: strings, booleans and integers',
 		[ 'status', [] ],
 		[ 'test_start', [ 'download_url:string', 'streams:int', 'upload_url:string' ] ],
 		[ 'test_status', [] ],
-		[ 'test_stop', [] ]
+		[ 'test_stop', [] ],
+		[ 'wan_info', [] ]
 	]);
 
 // ---- device_stats -----------------------------------------------------
@@ -263,6 +264,143 @@ golden('audit_result (one MAC, 200 ms)', 'audit_result-3ds-200ms',
 setup('home');
 check('audit_result: unknown MAC is not_found',
 	call('audit_result', { mac: '02:00:00:00:99:99' }).error, 'not_found');
+
+// ---- wan_info: what the views need of network and firewall ----------
+//
+// The fixture's network config holds a PPPoE login and password and
+// WireGuard keys: none of it may leave, nor any field the views do not use.
+
+const SECRETS = [ 'Pppoe-Secret-4711', 'home-login@isp.example', 'WG-PRIVATE', 'WG-PEER-PUBLIC', 'WG-PSK',
+	'vpn.example', '198.51.100', '192.168.1.1', '10.0.0.2' ];
+const IFACE_KEYS = [ 'default_route', 'device', 'l3device', 'name', 'proto', 'speed', 'zone' ];
+
+// every key and every string anywhere in a reply
+function walk(v, keys_out, strings_out) {
+	if (type(v) == 'object')
+		for (let k, x in v) {
+			push(keys_out, k);
+			walk(x, keys_out, strings_out);
+		}
+	else if (type(v) == 'array')
+		for (let x in v)
+			walk(x, keys_out, strings_out);
+	else if (type(v) == 'string')
+		push(strings_out, v);
+}
+
+function leaks(reply) {
+	let ks = [], ss = [], text = sprintf('%J', reply), out = [];
+
+	walk(reply, ks, ss);
+
+	for (let k in ks)
+		if (match(k, /pass|key|secret|psk|user|login|auth|token|addr|endpoint|peer/i))
+			push(out, `key ${k}`);
+
+	for (let s in SECRETS)
+		if (index(text, s) >= 0)
+			push(out, `value ${s}`);
+
+	return out;
+}
+
+function shape(reply) {
+	return [ sort(keys(reply)), uniq(map(reply.interfaces ?? [], i => join(',', sort(keys(i))))) ];
+}
+
+setup('home');
+let wi = call('wan_info');
+golden('wan_info', 'wan_info', wi);
+check('wan_info: no password, key, login or address of the network config in the reply', leaks(wi), []);
+check('wan_info: only the documented fields', shape(wi),
+	[ [ 'bridges', 'interfaces', 'offload', 'offload_hw' ], [ join(',', IFACE_KEYS) ] ]);
+check('wan_info: asks netifd once, reads network, firewall and the WAN port\'s speed, writes and runs nothing',
+	[ ubus.mock_calls(), sort(uniq(fs.mock_log().read)), fs.mock_log().popen, writes(), sys_calls, fs.mock_log().write ],
+	[ [ [ 'network.interface', 'dump', {} ] ],
+	  [ '/etc/config/firewall', '/etc/config/network', '/sys/class/net/eth1/speed', '/sys/class/net/pppoe-wan/speed' ],
+	  [], [], [], [] ]);
+
+setup('home', { no_ubus: true });
+let wi2 = call('wan_info');
+check('wan_info without netifd: the configured devices, no layer 3 device, no default route',
+	map(wi2.interfaces, i => [ i.name, i.device, i.l3device, i.default_route, i.speed, i.zone ]),
+	[ [ 'lan', 'br-lan', null, false, null, 'lan' ],
+	  [ 'wan', 'eth1', null, false, 1000, 'wan' ],
+	  [ 'wan6', null, null, false, null, 'wan' ] ]);
+check('wan_info without netifd: still no secret', leaks(wi2), []);
+
+// hostile names from the config or netifd never come back; an interface
+// with a default route outside the zones is a WAN candidate too
+setup('home');
+fs.mock_file('/etc/config/network', `
+config interface 'wan'
+	option device 'eth1;reboot'
+	option proto 'dhcp'
+	option password 'Pppoe-Secret-4711'
+
+config interface 'lan'
+	option device '../../../etc'
+	option proto 'static'
+
+config interface 'lte'
+	option device 'wwan0'
+	option proto 'qmi'
+	option pincode '1234'
+
+config device
+	option name '../../../etc'
+	option type 'bridge'
+	list ports 'lan1'
+`);
+fs.mock_file('/etc/config/firewall', `
+config zone
+	option name 'wan'
+	option network 'wan'
+
+config zone
+	option name 'lan'
+	option network 'lan'
+`);
+fs.mock_file('/sys/class/net/wwan0/speed', '99999999999\n');
+ubus.mock_setup({ 'network.interface.dump': { interface: [
+	{ interface: 'wan', up: true, proto: 'dhcp', device: 'eth1;reboot', l3_device: 'a\nb', route: [] },
+	{ interface: 'lte', up: true, proto: 'qmi\n$(x)', device: 'wwan0', l3_device: 'wwan0',
+	  route: [ { target: '0.0.0.0', mask: 0, nexthop: '10.64.0.1' } ] },
+	{ interface: 'bad name', up: true, proto: 'dhcp', device: 'eth2', route: [ { target: '0.0.0.0', mask: 0 } ] },
+	{ interface: 'wan\nx', up: true, proto: 'dhcp', device: 'eth3', route: [ { target: '0.0.0.0', mask: 0 } ] },
+	'junk', null
+] } });
+let wi3 = call('wan_info');
+check('wan_info: names outside the netdev grammar are null, odd speeds and interfaces dropped',
+	[ wi3.interfaces, wi3.bridges, leaks(wi3), fs.mock_log().read ],
+	[ [ { name: 'wan', proto: 'dhcp', device: null, l3device: null, default_route: false, speed: null, zone: 'wan' },
+	    { name: 'lan', proto: 'static', device: null, l3device: null, default_route: false, speed: null, zone: 'lan' },
+	    { name: 'lte', proto: null, device: 'wwan0', l3device: 'wwan0', default_route: true, speed: null, zone: null } ],
+	  {}, [],
+	  [ '/etc/config/network', '/etc/config/firewall', '/sys/class/net/wwan0/speed' ] ]);
+
+// bounded: at most 64 interfaces, 64 ports per bridge
+let many_net = `config device\n\toption name 'br-lan'\n\toption type 'bridge'\n`, wan_nets = [];
+for (let i = 0; i < 100; i++)
+	many_net += `\tlist ports 'p${i}'\n`;
+many_net += `\nconfig interface 'lan'\n\toption device 'br-lan'\n\toption proto 'static'\n\n`;
+for (let i = 0; i < 100; i++) {
+	many_net += `config interface 'w${i}'\n\toption device 'eth${i}'\n\toption proto 'dhcp'\n\n`;
+	push(wan_nets, `w${i}`);
+}
+setup('home', { no_ubus: true });
+fs.mock_file('/etc/config/network', many_net);
+fs.mock_file('/etc/config/firewall', `config zone\n\toption name 'lan'\n\toption network 'lan'\n\n` +
+	`config zone\n\toption name 'wan'\n\toption network '${join(' ', wan_nets)}'\n`);
+let wi4 = call('wan_info');
+check('wan_info: at most 64 interfaces, 64 ports per bridge, 64 speed reads',
+	[ length(wi4.interfaces), wi4.interfaces[0].name, length(wi4.bridges['br-lan'] ?? []),
+	  length(filter(fs.mock_log().read, p => index(p, '/sys/') == 0)) ],
+	[ 64, 'lan', 64, 63 ]);
+
+setup('home');
+call('wan_info');
+check('wan_info writes no config', [ writes(), sys_calls ], [ [], [] ]);
 
 // ---- writes -----------------------------------------------------------
 

@@ -8,7 +8,7 @@
  * Shaping logic shared by the Shaping view and its tests: which device is
  * the WAN, what a queue section means as a CAKE model, what saving it
  * writes, and which warnings apply. Pure: the view collects UCI sections
- * and network data and passes them in as plain objects.
+ * and the "reterm wan_info" reply and passes them in as plain objects.
  * Use as: 'require reterm.shaping as shaping';
  */
 
@@ -39,14 +39,39 @@ function pushUnique(arr, v) {
 		arr.push(v);
 }
 
-function sectionsOfType(sections, type) {
-	var out = [];
+/*
+ * What this app may store in a queue section of /etc/config/sqm.
+ * sqm-scripts exports every option into its environment and writes them
+ * as VAR="value" lines into /var/run/sqm/<device>.state, which it later
+ * sources as root (run-openwrt.sh, stop_statefile): a stored ", $, `, \
+ * or newline would run commands, and SCRIPT names a file it runs. So
+ * every value we write is one of these grammars, nothing else.
+ */
+var KBIT_RE = /^(?:0|[1-9][0-9]{0,8})$/;
+var SQM_VALUES = {
+	enabled: function(v) { return v === '0' || v === '1' },
+	interface: validDevice,
+	download: function(v) { return KBIT_RE.test(v) && +v <= MBIT_MAX * 1000 },
+	upload: function(v) { return KBIT_RE.test(v) && +v <= MBIT_MAX * 1000 },
+	qdisc: function(v) { return v === 'cake' },
+	script: function(v) { return v === 'piece_of_cake.qos' || v === 'layer_cake.qos' },
+	linklayer: function(v) { return v === 'none' },
+	qdisc_advanced: function(v) { return v === '1' },
+	qdisc_really_really_advanced: function(v) { return v === '1' },
+	iqdisc_opts: function(v) { return cakeOpts(v, 'ingress') },
+	eqdisc_opts: function(v) { return cakeOpts(v, 'egress') }
+};
 
-	for (var sid in (sections || {}))
-		if (sections[sid] && sections[sid]['.type'] === type)
-			out.push(sections[sid]);
+/* an option string of CAKE words as cake.build() writes them: allowed
+ * characters, valid words, keywords with their values, no word the
+ * parser calls invalid */
+function cakeOpts(v, side) {
+	if (cake.validateOpts(v) !== null)
+		return false;
 
-	return out.sort(function(a, b) { return (a['.index'] || 0) - (b['.index'] || 0) });
+	var p = (side === 'ingress') ? cake.parse(v, null) : cake.parse(null, v);
+
+	return p !== null && p.invalid.length === 0;
 }
 
 var SCRIPT_BY_DIFFSERV = {
@@ -97,69 +122,68 @@ return baseclass.extend({
 	},
 
 	/**
-	 * Facts from /etc/config/firewall.
-	 * @param {Object} sections uci sections of 'firewall' (sid -> values)
-	 * @returns {{offload: boolean, offloadHw: boolean, zones: Object<string, string[]>}}
-	 *   offloadHw: hardware flow offloading is on (fw4 uses it only
-	 *   together with software offloading)
+	 * The reply of ubus "reterm wan_info" as the views use it (the
+	 * views never read uci network or firewall: README "Scripting
+	 * (ubus)", wan_info). Every device name is checked again; anything
+	 * malformed, or an error reply, gives empty lists.
+	 * @param {Object} reply {interfaces: [{name, proto, device, l3device,
+	 *   default_route, speed, zone}], bridges, offload, offload_hw}
+	 * @returns {{wan: Array<{name, proto, device, l3device, speed}>,
+	 *   lan: Array<{name, proto, device, l3device}>, bridges:
+	 *   Object<string, string[]>, offload: boolean, offloadHw: boolean}}
+	 *   wan: the interfaces with a default route, then those of the
+	 *   firewall zone wan; lan: those of the zone lan; offloadHw:
+	 *   hardware flow offloading is on (fw4 uses it only together with
+	 *   software offloading)
 	 */
-	firewallInfo: function(sections) {
-		var defs = sectionsOfType(sections, 'defaults')[0] || {},
-		    zones = {};
+	wanInfo: function(reply) {
+		var r = (reply != null && typeof reply === 'object' && !Array.isArray(reply) && reply.error == null) ? reply : {},
+		    ifs = [], wan = [], bridges = {};
 
-		sectionsOfType(sections, 'zone').forEach(function(z) {
-			if (str(z.name) !== '')
-				zones[str(z.name)] = list(z.network);
+		(Array.isArray(r.interfaces) ? r.interfaces : []).forEach(function(i) {
+			if (i == null || typeof i !== 'object' || typeof i.name !== 'string' || i.name === '')
+				return;
+
+			ifs.push({
+				name: i.name,
+				proto: (typeof i.proto === 'string') ? i.proto : '',
+				device: validDevice(i.device) ? i.device : null,
+				l3device: validDevice(i.l3device) ? i.l3device : null,
+				speed: (typeof i.speed === 'number' && isFinite(i.speed) && i.speed > 0) ? i.speed : null,
+				route: i.default_route === true,
+				zone: (i.zone === 'wan' || i.zone === 'lan') ? i.zone : null
+			});
 		});
 
-		var sw = (str(defs.flow_offloading) === '1');
+		ifs.forEach(function(i) { if (i.route) wan.push(i) });
+		ifs.forEach(function(i) { if (i.zone === 'wan' && wan.indexOf(i) < 0) wan.push(i) });
 
-		return { offload: sw, offloadHw: sw && str(defs.flow_offloading_hw) === '1', zones: zones };
+		if (r.bridges != null && typeof r.bridges === 'object' && !Array.isArray(r.bridges))
+			for (var b in r.bridges)
+				if (validDevice(b) && Array.isArray(r.bridges[b]))
+					bridges[b] = r.bridges[b].filter(validDevice);
+
+		return {
+			wan: wan,
+			lan: ifs.filter(function(i) { return i.zone === 'lan' }),
+			bridges: bridges,
+			offload: r.offload === true,
+			offloadHw: r.offload === true && r.offload_hw === true
+		};
 	},
 
 	/**
-	 * Interfaces (WAN candidates and LAN) from /etc/config/network.
-	 * @param {Object} sections uci sections of 'network'
-	 * @returns {{interfaces: Array<{name, proto, device}>, bridges:
-	 *   Object<string, string[]>}} bridges: bridge device -> ports
-	 */
-	networkInfo: function(sections) {
-		var ifaces = [], bridges = {};
-
-		sectionsOfType(sections, 'device').forEach(function(d) {
-			if (str(d.type) === 'bridge' && str(d.name) !== '')
-				bridges[str(d.name)] = list(d.ports);
-		});
-
-		sectionsOfType(sections, 'interface').forEach(function(i) {
-			var name = i['.name'], dev = str(i.device) || str(i.ifname);
-
-			/* pre-21.02 style: option type bridge, ports in ifname */
-			if (str(i.type) === 'bridge') {
-				bridges['br-' + name] = list(i.device).concat(list(i.ifname));
-				dev = 'br-' + name;
-			}
-
-			ifaces.push({ name: name, proto: str(i.proto), device: dev.split(/\s+/)[0] });
-		});
-
-		return { interfaces: ifaces, bridges: bridges };
-	},
-
-	/**
-	 * Devices that belong to the LAN: the devices of the networks in the
-	 * firewall zone "lan" (or the network "lan"), with their bridge ports.
+	 * Devices that belong to the LAN: the devices of the LAN networks
+	 * (wanInfo().lan), with their bridge ports.
 	 * @param {Array<{name, device, l3device}>} nets
-	 * @param {string[]} lanNetworks network names of the lan zone
 	 * @param {Object<string, string[]>} bridges bridge -> ports
 	 * @returns {string[]}
 	 */
-	lanDevices: function(nets, lanNetworks, bridges) {
-		var names = (Array.isArray(lanNetworks) && lanNetworks.length) ? lanNetworks : [ 'lan' ],
-		    out = [];
+	lanDevices: function(nets, bridges) {
+		var out = [];
 
 		(Array.isArray(nets) ? nets : []).forEach(function(n) {
-			if (!n || names.indexOf(n.name) < 0)
+			if (!n)
 				return;
 
 			[ str(n.device), str(n.l3device) ].forEach(function(d) {
@@ -167,7 +191,7 @@ return baseclass.extend({
 					return;
 
 				pushUnique(out, d);
-				list((bridges || {})[d]).forEach(function(p) { pushUnique(out, p) });
+				list((bridges || {})[d]).forEach(function(p) { if (validDevice(p)) pushUnique(out, p) });
 			});
 		});
 
@@ -313,6 +337,25 @@ return baseclass.extend({
 			return _('At most %d Mbit/s').format(MBIT_MAX);
 
 		return null;
+	},
+
+	/**
+	 * The last check before a value goes into /etc/config/sqm: only the
+	 * options this app writes, each in its strict grammar (device names,
+	 * whole kbit/s up to 100 Gbit/s, fixed qdisc/script/linklayer, CAKE
+	 * words; see SQM_VALUES). sqm-scripts sources these values as root.
+	 * @param {string} option
+	 * @param {string} value
+	 * @returns {string|null} null if it may be stored, else a translated
+	 *   message
+	 */
+	sqmValueError: function(option, value) {
+		if (Object.prototype.hasOwnProperty.call(SQM_VALUES, option) && typeof value === 'string' &&
+		    SQM_VALUES[option](value))
+			return null;
+
+		return _('Not saved: %s %s is not a value this page may store for sqm').format(String(option),
+			JSON.stringify(value === undefined ? null : value).substring(0, 40));
 	},
 
 	/**

@@ -881,9 +881,17 @@ return baseclass.extend({
 		if (ch === null)
 			return null;
 
-		return Object.assign(base, ch, {
+		var out = Object.assign(base, ch, {
 			enabled: '1', interface: p.device, download: String(p.download), upload: String(p.upload)
 		});
+
+		/* what the view will write (the values that differ): only what
+		 * sqm may source as root (shaping.sqmValueError) */
+		for (var k in out)
+			if (k.charAt(0) !== '.' && (!current || str(current[k]) !== out[k]) && shaping.sqmValueError(k, out[k]) !== null)
+				return null;
+
+		return out;
 	},
 
 	/* ---- before / after ---------------------------------------------- */
@@ -941,22 +949,14 @@ return baseclass.extend({
 	},
 
 	/**
-	 * The WAN interface to shape: the first one with a device, from
-	 * LuCI's WAN networks, then the firewall's wan zone interfaces.
+	 * The WAN interface to shape: the first one with a device of
+	 * reterm.shaping wanInfo().wan (interfaces with the default route
+	 * first, then the firewall's wan zone).
 	 * @param {Object[]} nets { name, proto, device, l3device, speed }
-	 * @param {Object[]} interfaces shaping.networkInfo().interfaces
-	 * @param {string[]} wanNames the wan zone's networks
 	 * @returns {Object|null}
 	 */
-	wan: function(nets, interfaces, wanNames) {
-		var all = (nets || []).slice();
-
-		(interfaces || []).forEach(function(i) {
-			if (wanNames.indexOf(i.name) > -1 && !all.some(function(n) { return n.name === i.name }))
-				all.push(i);
-		});
-
-		return all.filter(function(n) { return shaping.wanDevice(n) !== null })[0] || null;
+	wan: function(nets) {
+		return (Array.isArray(nets) ? nets : []).filter(function(n) { return shaping.wanDevice(n) !== null })[0] || null;
 	},
 
 	/* ---- devices ------------------------------------------------------ */

@@ -17,6 +17,8 @@
  *   uci.pendingChanges()     → { conf: [ops] } not yet saved
  *   uci.stagedChanges()      → { conf: [ops] } saved, not applied
  *   uci.commits              → [{ conf: [ops] }] one per apply()
+ *   uci.loads                → every config name load() was asked for
+ *                              (what rpcd's ACL must grant for reading)
  * Ops use rpcd's `uci changes` shape: ['add', sid, type], ['set', sid,
  * opt, value] (value may be an array), ['set', sid, type] (rename type is
  * not supported), ['remove', sid], ['remove', sid, opt].
@@ -31,6 +33,7 @@ export function createUCI({ Class }) {
 	const pending = {};          /* conf -> [ops] */
 	const staged = {};           /* conf -> [ops] */
 	const commits = [];
+	const loads = [];
 	let newCounter = 0, cfgCounter = 0;
 
 	const nextCfgId = () => `cfg${(++cfgCounter).toString(16).padStart(6, '0')}`;
@@ -74,6 +77,7 @@ export function createUCI({ Class }) {
 		__name__: 'LuCI.uci',
 
 		commits,
+		loads,
 
 		createSID(conf) {
 			return `new${(++newCounter).toString(16).padStart(6, '0')}`;
@@ -93,6 +97,7 @@ export function createUCI({ Class }) {
 
 		load(packages) {
 			const names = (Array.isArray(packages) ? packages : [packages]).filter(Boolean);
+			loads.push(...names);
 			for (const n of names)
 				if (!backend[n])
 					return Promise.reject(Object.assign(

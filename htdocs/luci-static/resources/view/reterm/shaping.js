@@ -4,7 +4,6 @@
 'require uci';
 'require fs';
 'require dom';
-'require network';
 'require rpc';
 'require reterm.cake as cake';
 'require reterm.tcpreview as tcpreview';
@@ -23,6 +22,12 @@
  * qdisc, script, linklayer and luci-app-sqm's *_advanced flags are set
  * too (reterm.shaping changes()). Everything goes through the Map's
  * normal save: staged UCI changes, applied with rollback by Save & Apply.
+ * sqm sources the stored values as root, so each one must pass
+ * shaping.sqmValueError() first.
+ *
+ * The WAN and LAN devices and the flow offloading state come from ubus
+ * "reterm wan_info": this page never reads uci network or firewall
+ * (their secrets stay out of the LuCI session's reach).
  */
 
 function valid(fn) {
@@ -35,6 +40,8 @@ function valid(fn) {
 function isInt(v) {
 	return /^-?[0-9]{1,6}$/.test(v);
 }
+
+var callWanInfo = rpc.declare({ object: 'reterm', method: 'wan_info' });
 
 var callInitList = rpc.declare({
 	object: 'luci',
@@ -63,52 +70,25 @@ return view.extend({
 	load: function() {
 		return Promise.all([
 			L.resolveDefault(uci.load('sqm').then(function() { return true }), false),
-			L.resolveDefault(uci.load('network'), null),
-			L.resolveDefault(uci.load('firewall'), null),
-			L.resolveDefault(network.getWANNetworks(), []),
-			L.resolveDefault(network.getNetworks(), []),
+			L.resolveDefault(callWanInfo(), null),
 			L.resolveDefault(fs.list('/var/run/sqm/available_qdiscs'), null),
 			L.resolveDefault(fs.read('/usr/lib/sqm/defaults.sh'), null),
 			L.resolveDefault(callInitList('sqm'), null)
 		]);
 	},
 
-	/* plain data about a LuCI network object */
-	netInfo: function(n) {
-		var dev = n.getDevice ? n.getDevice() : null,
-		    l3 = n.getL3Device ? n.getL3Device() : null;
-
-		return {
-			name: n.getName(), proto: n.getProtocol ? n.getProtocol() : null,
-			device: dev ? dev.getName() : null, l3device: l3 ? l3.getName() : null
-		};
-	},
-
 	context: function(data) {
-		var fw = shaping.firewallInfo(uci.sections('firewall')),
-		    nw = shaping.networkInfo(uci.sections('network')),
-		    wanNames = fw.zones.wan || [ 'wan' ],
-		    lanNames = fw.zones.lan || [ 'lan' ],
-		    wanNets = (data[3] || []).map(L.bind(this.netInfo, this)),
-		    nets = (data[4] || []).map(L.bind(this.netInfo, this)),
-		    qdiscs = Array.isArray(data[5]) ? data[5].map(function(e) { return e.name }) : null,
-		    profile = tcpreview.profileFromDefaults(data[6]);
-
-		nw.interfaces.forEach(function(i) {
-			if (wanNames.indexOf(i.name) > -1)
-				wanNets.push(i);
-
-			if (!nets.some(function(n) { return n.name === i.name }))
-				nets.push(i);
-		});
+		var net = shaping.wanInfo(data[1]),
+		    qdiscs = Array.isArray(data[2]) ? data[2].map(function(e) { return e.name }) : null,
+		    profile = tcpreview.profileFromDefaults(data[3]);
 
 		return {
 			sqmInstalled: data[0] === true,
-			offloadHw: fw.offloadHw,
+			offloadHw: net.offloadHw,
 			qdiscs: qdiscs,
-			initEnabled: (data[7] && data[7].sqm) ? !!data[7].sqm.enabled : null,
-			wanDevices: shaping.wanDevices(wanNets),
-			lanDevices: shaping.lanDevices(nets, lanNames, nw.bridges),
+			initEnabled: (data[4] && data[4].sqm) ? !!data[4].sqm.enabled : null,
+			wanDevices: shaping.wanDevices(net.wan),
+			lanDevices: shaping.lanDevices(net.lan, net.bridges),
 			profile: profile || '1.6',
 			profileKnown: profile !== null
 		};
@@ -217,9 +197,10 @@ return view.extend({
 		return { model: m, unknown: unk, changed: isChanged, changes: changes, values: sec, error: error };
 	},
 
-	/* called by the Map after every field parsed without error */
+	/* called by the Map after every field parsed without error: checks
+	 * every value first, then writes all of them or nothing */
 	commit: function() {
-		var sids = this.section.cfgsections();
+		var sids = this.section.cfgsections(), writes = [];
 
 		for (var i = 0; i < sids.length; i++) {
 			var p = this.pending(sids[i]);
@@ -230,9 +211,17 @@ return view.extend({
 			if (p.changes === null)
 				return Promise.reject(new TypeError(_('CAKE settings: %s').format(p.error)));
 
-			for (var k in p.changes)
-				uci.set('sqm', sids[i], k, p.changes[k]);
+			for (var k in p.changes) {
+				var err = shaping.sqmValueError(k, p.changes[k]);
+
+				if (err !== null)
+					return Promise.reject(new TypeError(err));
+
+				writes.push([ sids[i], k, p.changes[k] ]);
+			}
 		}
+
+		writes.forEach(function(w) { uci.set('sqm', w[0], w[1], w[2]) });
 
 		return Promise.resolve();
 	},
@@ -289,8 +278,12 @@ return view.extend({
 			if (queues.some(function(q) { return q.interface === dev }))
 				return;
 
-			var sid = uci.add('sqm', 'queue'),
-			    vals = shaping.newSection(dev);
+			var vals = shaping.newSection(dev);
+
+			if (vals === null || Object.keys(vals).some(function(k) { return shaping.sqmValueError(k, vals[k]) !== null }))
+				return;
+
+			var sid = uci.add('sqm', 'queue');
 
 			for (var k in vals)
 				uci.set('sqm', sid, k, vals[k]);
@@ -371,7 +364,7 @@ return view.extend({
 			_('The device that carries your Internet traffic: the WAN device, or pppoe-wan when the WAN connects with PPPoE. Never a LAN device.'));
 		this.ctx.wanDevices.forEach(function(d) { o.value(d, _('%s (WAN)').format(d)) });
 		o.rmempty = false;
-		o.validate = valid(function(sid, v) { return shaping.validateDevice(v) });
+		o.validate = valid(function(sid, v) { return shaping.validateDevice(v) || shaping.sqmValueError('interface', v) });
 		o.onchange = onchange;
 
 		[ [ 'download', _('Download (Mbit/s)'),
@@ -382,11 +375,15 @@ return view.extend({
 			o = f[d[0]] = s.option(form.Value, d[0], d[1], d[2]);
 			o.placeholder = '18';
 			o.load = function(sid) { return shaping.mbitText(uci.get('sqm', sid, d[0])) };
-			o.write = function(sid, v) { uci.set('sqm', sid, d[0], shaping.kbitText(v)) };
+			o.write = function(sid, v) {
+				var k = shaping.kbitText(v);
+
+				uci.set('sqm', sid, d[0], (k !== null && shaping.sqmValueError(d[0], k) === null) ? k : null);
+			};
 			o.validate = valid(function(sid, v) {
 				if (v === '' || v == null)
 					return (f.enabled.formvalue(sid) === '1') ? _('Required when the queue is enabled') : null;
-				return shaping.validateMbit(v);
+				return shaping.validateMbit(v) || shaping.sqmValueError(d[0], shaping.kbitText(v));
 			});
 			o.onchange = onchange;
 		});

@@ -6,7 +6,6 @@
 'require dom';
 'require poll';
 'require fs';
-'require network';
 'require reterm.wizard as wizard';
 'require reterm.shaping as shaping';
 'require reterm.tcpreview as tcpreview';
@@ -63,6 +62,8 @@ var callTestStart = rpc.declare({ object: 'reterm', method: 'test_start', params
 var callTestStatus = rpc.declare({ object: 'reterm', method: 'test_status' });
 var callTestStop = rpc.declare({ object: 'reterm', method: 'test_stop' });
 var callServerRtts = rpc.declare({ object: 'reterm', method: 'server_rtts' });
+/* the WAN device, its link speed, flow offloading: never uci network/firewall */
+var callWanInfo = rpc.declare({ object: 'reterm', method: 'wan_info' });
 
 function settle(p) {
 	return Promise.resolve(p).then(function(r) {
@@ -92,10 +93,8 @@ return view.extend({
 	load: function() {
 		return Promise.all([
 			L.resolveDefault(uci.load('sqm').then(function() { return true }), false),
-			L.resolveDefault(uci.load('network'), null),
-			L.resolveDefault(uci.load('firewall'), null),
+			L.resolveDefault(callWanInfo(), null),
 			L.resolveDefault(uci.load('reterm'), null),
-			L.resolveDefault(network.getWANNetworks(), []),
 			L.resolveDefault(callHosts(), null),
 			settle(callMonitorStatus()),
 			L.resolveDefault(fs.read('/usr/lib/sqm/defaults.sh'), null),
@@ -132,16 +131,12 @@ return view.extend({
 	/* ---- context -------------------------------------------------------- */
 
 	context: function(data) {
-		var fw = shaping.firewallInfo(uci.sections('firewall')),
-		    wan = wizard.wan((data[4] || []).map(function(n) {
-		    	var d = n.getDevice ? n.getDevice() : null, l3 = n.getL3Device ? n.getL3Device() : null;
-		    	return { name: n.getName(), proto: n.getProtocol ? n.getProtocol() : null, speed: (d && d.getSpeed) ? d.getSpeed() : null,
-		    		device: d ? d.getName() : null, l3device: l3 ? l3.getName() : null };
-		    }), shaping.networkInfo(uci.sections('network')).interfaces, fw.zones.wan || [ 'wan' ]),
+		var fw = shaping.wanInfo(data[1]),
+		    wan = wizard.wan(fw.wan),
 		    device = wan ? shaping.wanDevice(wan) : null,
 		    queues = data[0] ? uci.sections('sqm', 'queue') : [],
 		    queue = queues.filter(function(q) { return q.interface === device })[0] || null,
-		    mon = data[6] || {},
+		    mon = data[4] || {},
 		    mcfg = uci.get('reterm', 'monitor') || {};
 
 		return {
@@ -151,13 +146,13 @@ return view.extend({
 			queue: queue,
 			shapingOn: queues.some(function(q) { return q.enabled === '1' }),
 			offload: fw.offload, offloadHw: fw.offloadHw,
-			hosts: Array.isArray(data[5]) ? data[5] : null,
+			hosts: Array.isArray(data[3]) ? data[3] : null,
 			monitorUp: !mon.error,
 			monitorError: mon.error ? (mon.message || mon.error) : null,
 			downloadUrl: mcfg.download_url || '', uploadUrl: mcfg.upload_url || '',
 			streams: +(mcfg.streams || 4) || 4,
-			profile: tcpreview.profileFromDefaults(data[7]) || '1.6',
-			servers: wizard.serverRtts(data[8])
+			profile: tcpreview.profileFromDefaults(data[5]) || '1.6',
+			servers: wizard.serverRtts(data[6])
 		};
 	},
 

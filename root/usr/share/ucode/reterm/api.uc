@@ -11,7 +11,8 @@
 //
 // I/O: uci (RETERM_UCI_CONFDIR overrides the config directory, as for the
 // render CLI), ubus (optional: absent or not answering is tolerated),
-// files under /tmp, /etc and /proc, the haproxy stats socket (optional),
+// files under /tmp, /etc, /proc and /sys/class/net/<netdev>/speed, the
+// haproxy stats socket (optional),
 // and fixed commands: the nft and ss commands of reterm.audit,
 // "ip -6 neigh show", and "/etc/init.d/reterm reload" (argv form, no
 // shell).
@@ -29,6 +30,7 @@ import * as D from 'reterm.devices';
 import * as A from 'reterm.audit';
 import { lookup } from 'reterm.oui';
 import * as RS from 'reterm.runstate';
+import * as W from 'reterm.waninfo';
 
 export const INIT = '/etc/init.d/reterm';
 export const STATS_SOCKET = '/var/run/reterm/haproxy.sock';
@@ -354,6 +356,29 @@ export function server_rtts() {
 	}
 
 	return { rtts: out, source: 'ss' };
+}
+
+// What the Shaping and Wizard pages need of the network and firewall
+// configuration (reterm.waninfo): read here as root, so that LuCI
+// sessions need no read access to those configs and their secrets.
+function sections(c, conf) {
+	let out = [];
+
+	c.foreach(conf, null, (s) => { push(out, s); });
+
+	return out;
+}
+
+function link_speed(dev) {
+	// dev passed the netdev grammar: no "/" or ".." can reach the path
+	return W.parse_speed(readfile(`/sys/class/net/${dev}/speed`, 32));
+}
+
+export function wan_info() {
+	let c = uci_cursor();
+	let net = sections(c, 'network'), fw = sections(c, 'firewall');
+
+	return W.collect(net, fw, ubus_call('network.interface', 'dump'), link_speed);
 }
 
 // Commit and reload after a successful change; the reply tells whether
