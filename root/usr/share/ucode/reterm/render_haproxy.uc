@@ -32,11 +32,19 @@
 //   goes within 30 s.
 // - Descriptors: no global maxconn (haproxy refuses to start when it
 //   cannot get 2 per connection plus pipes: "Cannot raise FD limit"), but
-//   fd-hard-limit = 3 x maxconn + 64, what the init script asks procd
+//   fd-hard-limit = fd_limit() (3 x maxconn + 64, at least 1024), what the init script asks procd
 //   for: haproxy then sizes its global maxconn from the limit it really
 //   got, and the frontend keeps maxconn as its own ceiling.
 
 'use strict';
+
+// File descriptors for haproxy: 2 per connection, a pipe pair per 4
+// (splicing), listeners, stats socket and logs; never below 1024, because
+// haproxy sizes at least 100 connections whatever maxconn says (with
+// maxconn 16 it wanted 279 and refused to start below).
+export function fd_limit(cfg) {
+	return max(3 * cfg.maxconn + 64, 1024);
+}
 
 export function haproxy(cfg) {
 	let binds = [ `\tbind 127.0.0.1:${cfg.port} transparent` ];
@@ -48,7 +56,7 @@ export function haproxy(cfg) {
 # maxconn ${cfg.maxconn}${cfg.maxconn_auto ? ' (automatic: 4 per MiB of RAM, 256..8192)' : ''}
 
 global
-	fd-hard-limit ${3 * cfg.maxconn + 64}
+	fd-hard-limit ${fd_limit(cfg)}
 	hard-stop-after 30s
 	stats socket /var/run/reterm/haproxy.sock mode 600 level user
 
