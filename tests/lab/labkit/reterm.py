@@ -77,8 +77,9 @@ class Router:
     def start_haproxy(self):
         os.makedirs(os.path.dirname(self.stats_socket), exist_ok=True)
         cfg = os.path.join(self.run_dir, "haproxy.cfg")
-        loop = "while :; do haproxy -W -db -f %s >/dev/null 2>&1; sleep %d; done" % (
-            cfg, RESPAWN_DELAY)
+        err = os.path.join(self.run_dir, "haproxy.err")
+        loop = "while :; do haproxy -W -db -f %s >/dev/null 2>%s; sleep %d; done" % (
+            cfg, err, RESPAWN_DELAY)
         self.respawner = subprocess.Popen(["ip", "netns", "exec", "rtr", "sh", "-c", loop],
                                           start_new_session=True)
         self.wait_listening()
@@ -91,7 +92,12 @@ class Router:
                 return
             except OSError:
                 time.sleep(0.2)
-        raise RuntimeError("haproxy did not come up")
+        try:
+            with open(os.path.join(self.run_dir, "haproxy.err")) as f:
+                why = f.read()[-600:]
+        except OSError:
+            why = "(no messages)"
+        raise RuntimeError("haproxy did not come up: " + why)
 
     def kill_haproxy(self):
         """Kill haproxy as a crash would (the respawn loop stays)."""
@@ -145,6 +151,10 @@ class Router:
         col = header.index("stot")
         return sum(int(line.split(",")[col]) for line in lines[1:] if line.strip())
 
-    def sessions(self):
-        """Source addresses of the client-side sessions open right now."""
-        return re.findall(r"src=(\S+?):\d+ ", self.stats("show sess"))
+    def current_sessions(self):
+        """Client connections our frontends hold now (frontend `scur`; the
+        stats socket is "level user", which "show stat" needs, not more)."""
+        lines = self.stats("show stat -1 1 -1").splitlines()
+        header = lines[0].lstrip("# ").split(",")
+        col = header.index("scur")
+        return sum(int(line.split(",")[col]) for line in lines[1:] if line.strip())

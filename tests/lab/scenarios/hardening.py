@@ -165,14 +165,15 @@ def run():
         hold = sh.spawn([sys.executable, os.path.join(KIT, "httpc.py"), "idle", 20,
                          topo.SRV4, 80, 40], ns="cli")
         res["full_idle_open"] = json.loads(hold.stdout.readline())["open"]
-        res["full_proxied_sessions"] = len(router.sessions())
-        t0 = time.time()
+        res["full_proxied_sessions"] = router.current_sessions()
+        # (connect to last byte, timed by the client: a connection waiting
+        # in a listen queue haproxy does not serve times out after 10 s)
         try:
             r = httpc("cli", "get", topo.SRV4, 80, "/bytes/1000", timeout=30)
             res["full_fetch_ok"] = int(r["status"] == 200 and r["bytes"] == 1000)
             res["full_fetch_direct"] = int(r["peer"] == cli4)
+            res["full_fetch_ms"] = round(r["ms"])
         except Exception:  # noqa: BLE001 - a timeout is the failure we look for
-            res["full_fetch_ok"], res["full_fetch_direct"] = 0, 0
-        res["full_fetch_ms"] = round((time.time() - t0) * 1000)
+            res["full_fetch_ok"], res["full_fetch_direct"], res["full_fetch_ms"] = 0, 0, 10000
         hold.kill()
     return res
