@@ -31,7 +31,7 @@ include ../../luci.mk
 
 else
 
-LAB_SCENARIOS ?= baseline proxy proxy-web hardening shaping monitor
+LAB_SCENARIOS ?= baseline proxy proxy-web hardening shaping sqm monitor
 OUT ?= dist
 
 .PHONY: test lab ipk deps clean

@@ -11,10 +11,17 @@
  *
  * "commands" are the steps that must succeed, in order; "steps" adds
  * sqm's error-tolerant "tc qdisc del" clean-ups (silent: true).
+ * "section" is the queue section as the Shaping view saves it for an
+ * enabled queue (reterm.shaping newSection() + changes(), the rates in
+ * kbit/s). --defaults FILE reads the sqm version from an installed
+ * /usr/lib/sqm/defaults.sh as the view does ("profile" in the output).
+ * --batch: read a JSON array of such argument lists on stdin, print the
+ * array of results (one node start for many links).
  * Loads the real reterm.cake / reterm.tcpreview modules through the JS
  * test harness. Exit 2 on bad arguments (message on stderr).
  */
 
+import { readFileSync } from 'node:fs';
 import { createHarness } from '../js/harness/loader.js';
 
 const USAGE = `usage: shaping-opts.mjs --wan DEV [--down-kbit N] [--up-kbit N]
@@ -23,7 +30,8 @@ const USAGE = `usage: shaping-opts.mjs --wan DEV [--down-kbit N] [--up-kbit N]
   [--nat | --no-nat] [--isolation dual|triple-isolate|flows|none]
   [--diffserv besteffort|diffserv3|diffserv4] [--ack-filter]
   [--extra-ingress "WORDS"] [--extra-egress "WORDS"]
-  [--squash-dscp 0|1] [--squash-ingress 0|1] [--sqm 1.6|1.7]
+  [--squash-dscp 0|1] [--squash-ingress 0|1] [--sqm 1.6|1.7 | --defaults FILE]
+       shaping-opts.mjs --batch < [[ARG...], ...]
 defaults: --overhead ethernet --rtt internet --nat --isolation dual --diffserv besteffort --sqm 1.6;
 --rtt with a number means that many milliseconds ("rtt 45ms").`;
 
@@ -48,87 +56,109 @@ function parseArgs(argv) {
 
 const KNOWN = ['--wan', '--down-kbit', '--up-kbit', '--overhead', '--overhead-bytes', '--mpu', '--vlan', '--rtt',
 	'--nat', '--no-nat', '--isolation', '--diffserv', '--ack-filter', '--extra-ingress', '--extra-egress',
-	'--squash-dscp', '--squash-ingress', '--sqm', '--help'];
-
-const args = parseArgs(process.argv.slice(2));
-if (args['--help']) { process.stdout.write(USAGE + '\n'); process.exit(0); }
-for (const k of Object.keys(args))
-	if (!KNOWN.includes(k)) fail(`unknown option ${k}`);
-if (!args['--wan']) fail('--wan is required');
+	'--squash-dscp', '--squash-ingress', '--sqm', '--defaults', '--help'];
 
 const h = createHarness();
 const cake = h.requireSync('reterm.cake');
 const tcpreview = h.requireSync('reterm.tcpreview');
+const shaping = h.requireSync('reterm.shaping');
 
 const int = (k, v) => {
 	if (!/^-?[0-9]+$/.test(v)) fail(`${k} must be a whole number`);
 	return +v;
 };
 
-const model = cake.defaults();
-if (args['--rtt'] !== undefined)
-	model.rtt = /^[0-9]+$/.test(args['--rtt']) ? +args['--rtt'] : args['--rtt'];
-if (args['--overhead'] !== undefined)
-	model.overhead = args['--overhead'] === 'none' ? null : args['--overhead'];
-if (args['--overhead-bytes'] !== undefined)
-	model.overheadBytes = int('--overhead-bytes', args['--overhead-bytes']);
-if (args['--mpu'] !== undefined)
-	model.mpu = int('--mpu', args['--mpu']);
-if (args['--vlan'] !== undefined)
-	model.vlan = int('--vlan', args['--vlan']);
-if (args['--nat'] && args['--no-nat'])
-	fail('--nat and --no-nat exclude each other');
-if (args['--no-nat'])
-	model.nat = false;
-if (args['--isolation'] !== undefined)
-	model.isolation = args['--isolation'] === 'none' ? null : args['--isolation'];
-model.diffserv = args['--diffserv'] ?? 'besteffort';
-if (args['--ack-filter'])
-	model.ackFilter = true;
+/* the output for one link (parsed arguments) */
+function plan(args) {
+	for (const k of Object.keys(args))
+		if (!KNOWN.includes(k)) fail(`unknown option ${k}`);
+	if (!args['--wan']) fail('--wan is required');
 
-const unknown = { ingress: [], egress: [] };
-for (const [k, side] of [['--extra-ingress', 'ingress'], ['--extra-egress', 'egress']]) {
-	if (args[k] === undefined) continue;
-	const err = cake.validateExtra(side, args[k]);
-	if (err) fail(`${k}: ${err}`);
-	unknown[side] = cake.tokens(args[k]);
+	const model = cake.defaults();
+	if (args['--rtt'] !== undefined)
+		model.rtt = /^[0-9]+$/.test(args['--rtt']) ? +args['--rtt'] : args['--rtt'];
+	if (args['--overhead'] !== undefined)
+		model.overhead = args['--overhead'] === 'none' ? null : args['--overhead'];
+	if (args['--overhead-bytes'] !== undefined)
+		model.overheadBytes = int('--overhead-bytes', args['--overhead-bytes']);
+	if (args['--mpu'] !== undefined)
+		model.mpu = int('--mpu', args['--mpu']);
+	if (args['--vlan'] !== undefined)
+		model.vlan = int('--vlan', args['--vlan']);
+	if (args['--nat'] && args['--no-nat'])
+		fail('--nat and --no-nat exclude each other');
+	if (args['--no-nat'])
+		model.nat = false;
+	if (args['--isolation'] !== undefined)
+		model.isolation = args['--isolation'] === 'none' ? null : args['--isolation'];
+	model.diffserv = args['--diffserv'] ?? 'besteffort';
+	if (args['--ack-filter'])
+		model.ackFilter = true;
+
+	const unknown = { ingress: [], egress: [] };
+	for (const [k, side] of [['--extra-ingress', 'ingress'], ['--extra-egress', 'egress']]) {
+		if (args[k] === undefined) continue;
+		const err = cake.validateExtra(side, args[k]);
+		if (err) fail(`${k}: ${err}`);
+		unknown[side] = cake.tokens(args[k]);
+	}
+
+	const err = cake.validateModel(model);
+	if (err) fail(err);
+
+	for (const k of ['--down-kbit', '--up-kbit'])
+		if (args[k] !== undefined && !/^[0-9]+$/.test(args[k])) fail(`${k} must be a whole number of kbit/s`);
+
+	/* what the view saves: a new queue for the device, the CAKE settings
+	 * (the script carries besteffort / diffserv3 itself), enabled, rates */
+	const base = shaping.newSection(args['--wan']);
+	if (!base) fail(`invalid device name "${args['--wan']}"`);
+	const changes = shaping.changes(base, model, unknown);
+	if (!changes) fail('invalid CAKE settings');
+	const section = Object.assign(base, changes, {
+		enabled: '1',
+		download: args['--down-kbit'] ?? '0',
+		upload: args['--up-kbit'] ?? '0'
+	});
+	if (args['--squash-dscp'] !== undefined) section.squash_dscp = args['--squash-dscp'];
+	if (args['--squash-ingress'] !== undefined) section.squash_ingress = args['--squash-ingress'];
+
+	let profile = args['--sqm'] ?? '1.6';
+	if (args['--defaults'] !== undefined) {
+		if (args['--sqm'] !== undefined) fail('--sqm and --defaults exclude each other');
+		let text;
+		try { text = readFileSync(args['--defaults'], 'utf8'); }
+		catch (e) { fail(`cannot read ${args['--defaults']}: ${e.message}`); }
+		profile = tcpreview.profileFromDefaults(text) || '1.6';
+	}
+
+	const res = tcpreview.commands(section, { sqm: profile });
+	if (!res || !res.ok) fail((res && res.errors.join('; ')) || 'cannot build the commands');
+	return {
+		iqdisc_opts: section.iqdisc_opts,
+		eqdisc_opts: section.eqdisc_opts,
+		script: section.script,
+		profile,
+		ifb: res.ifb,
+		commands: res.commands,
+		steps: res.steps,
+		notes: res.notes,
+		section
+	};
 }
 
-const err = cake.validateModel(model);
-if (err) fail(err);
-
-/* the script carries besteffort / diffserv3 itself, as the view writes it */
-const shaping = h.requireSync('reterm.shaping');
-const split = shaping.forScript(model, 'piece_of_cake.qos');
-const opts = cake.build(split.model, unknown);
-if (!opts) fail('invalid CAKE settings');
-
-const section = {
-	interface: args['--wan'],
-	download: args['--down-kbit'] ?? '0',
-	upload: args['--up-kbit'] ?? '0',
-	qdisc: 'cake',
-	script: split.script,
-	linklayer: 'none',
-	iqdisc_opts: opts.iqdisc_opts,
-	eqdisc_opts: opts.eqdisc_opts
-};
-if (args['--squash-dscp'] !== undefined) section.squash_dscp = args['--squash-dscp'];
-if (args['--squash-ingress'] !== undefined) section.squash_ingress = args['--squash-ingress'];
-
-for (const k of ['--down-kbit', '--up-kbit'])
-	if (args[k] !== undefined && !/^[0-9]+$/.test(args[k])) fail(`${k} must be a whole number of kbit/s`);
-
-const res = tcpreview.commands(section, { sqm: args['--sqm'] ?? '1.6' });
-if (!res || !res.ok) fail((res && res.errors.join('; ')) || 'cannot build the commands');
-
-process.stdout.write(JSON.stringify({
-	iqdisc_opts: opts.iqdisc_opts,
-	eqdisc_opts: opts.eqdisc_opts,
-	script: section.script,
-	ifb: res.ifb,
-	commands: res.commands,
-	steps: res.steps,
-	notes: res.notes,
-	section
-}, null, 2) + '\n');
+const argv = process.argv.slice(2);
+if (argv.includes('--help')) { process.stdout.write(USAGE + '\n'); process.exit(0); }
+let out;
+if (argv.length === 1 && argv[0] === '--batch') {
+	let list;
+	try { list = JSON.parse(readFileSync(0, 'utf8')); }
+	catch (e) { fail(`--batch: stdin is not JSON: ${e.message}`); }
+	if (!Array.isArray(list) || !list.every(a => Array.isArray(a) && a.every(w => typeof w === 'string')))
+		fail('--batch: stdin must be an array of argument lists (strings)');
+	out = list.map(a => plan(parseArgs(a)));
+}
+else {
+	out = plan(parseArgs(argv));
+}
+process.stdout.write(JSON.stringify(out, null, 2) + '\n');
