@@ -15,7 +15,10 @@ const ALLOW = JSON.parse(readFileSync(new URL('./acl-allowlist.json', import.met
 /* configs and objects that hold or hand out secrets, or run commands */
 const NEVER = [
 	/ uci (network|firewall|wireless|dhcp|rpcd|system|dropbear|luci|uhttpd|ddns|openvpn|wireguard|ipsec|\*)$/,
-	/ ubus (file|uci|luci-rpc|network|network\.\S+|session|system|iwinfo|hostapd\S*|rc|service|\*) /,
+	/ ubus (uci|luci-rpc|network|network\.\S+|session|system|iwinfo|hostapd\S*|rc|service|\*) /,
+	// rpcd's file methods also check the path against the "file" grants:
+	// reading and listing the granted paths is fine, writing or running never
+	/ ubus file (?!(read|list|stat)$)/,
 	/ file \S+ (write|exec)$/,
 	/ file \/etc\//,
 	/ (cgi-io|luci-rpc) /
