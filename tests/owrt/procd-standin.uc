@@ -19,6 +19,14 @@
 //             triggers that name that package (what reload_config and
 //             LuCI's apply cause), and records it
 //
+// Also procd's ubus object "system", method board only (LuCI's bootstrap
+// theme calls it on every page: without it a page is a 500; nothing on
+// our pages calls "system info"): kernel and
+// hostname (uname), system (/proc/cpuinfo), release (/usr/lib/os-release),
+// read as procd's system_board() reads them; model, board_name and
+// rootfs_type come from files this root does not have (/tmp/sysinfo, a
+// device tree, /rom), so procd would leave them out here too.
+//
 //   ucode procd-standin.uc LOG_DIR
 //
 // Each instance's stdout/stderr go to $LOG_DIR/<service>.<instance>.log.
@@ -290,6 +298,45 @@ conn.publish('service', {
 	state: { args: { name: '', spawn: true }, call: () => 0 },
 	validate: { args: { package: '', type: '', service: '' }, call: () => ({}) },
 	get_data: { args: { name: '', instance: '', type: '' }, call: () => ({}) }
+});
+
+// procd's system_board(), for an x86 root without /tmp/sysinfo or /rom
+const OS_RELEASE_KEYS = { NAME: 'distribution', VERSION: 'version', BUILD_ID: 'revision',
+	VERSION_CODENAME: 'codename', OPENWRT_BOARD: 'target', OPENWRT_RELEASE: 'description',
+	OPENWRT_BUILD_DATE: 'builddate', FIRMWARE_URL: 'firmware_url' };
+
+function system_board() {
+	let out = {
+		kernel: trim(readfile('/proc/sys/kernel/osrelease') ?? ''),
+		hostname: trim(readfile('/proc/sys/kernel/hostname') ?? '')
+	};
+
+	for (let line in split(readfile('/proc/cpuinfo') ?? '', '\n')) {
+		let m = match(line, /^(system type|processor|cpu|model name)\s*:\s*(.+)$/i);
+
+		// procd skips values that are plain numbers ("processor : 0")
+		if (m && !match(m[2], /^[0-9]+$/)) {
+			out.system = m[2];
+			break;
+		}
+	}
+
+	let release = {};
+
+	for (let line in split(readfile('/usr/lib/os-release') ?? '', '\n')) {
+		let m = match(line, /^([A-Z_]+)=(["']?)(.*)$/);
+
+		if (m && OS_RELEASE_KEYS[m[1]])
+			release[OS_RELEASE_KEYS[m[1]]] = (m[2] != '') ? split(m[3], m[2])[0] : m[3];
+	}
+
+	out.release = release;
+
+	return out;
+}
+
+conn.publish('system', {
+	board: { args: {}, call: system_board }
 });
 
 writefile(`${LOG_DIR}/ready`, '1\n');

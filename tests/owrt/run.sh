@@ -97,4 +97,17 @@ fail=$((fail + $(grep -c '^not ok - ' <<<"$out")))
 skip=$((skip + $(grep -c '^skip - ' <<<"$out")))
 grep -q '^rpcd-checks: done' <<<"$out" || notok "rpcd checks ended early" "$(tail -n 20 <<<"$out")"
 
+# LuCI in Chromium (tests/owrt/luci_checks.mjs: node, playwright-core from
+# node_modules, Debian's chromium): our pages, Save & Apply, the wizard
+if ! command -v node >/dev/null 2>&1; then
+	skipped "luci" "node not found"
+else
+	out=$(node "$HERE/luci_checks.mjs" --root "$OWRT_ROOT" --port $PORT 2>&1)
+	printf '%s\n' "$out" | grep -E '^(ok|not ok|skip|#)' | sed -E 's/^(ok|not ok|skip) - /\1 - owrt\//'
+	pass=$((pass + $(grep -c '^ok - ' <<<"$out")))
+	fail=$((fail + $(grep -c '^not ok - ' <<<"$out")))
+	skip=$((skip + $(grep -c '^skip - ' <<<"$out")))
+	grep -q '^luci-checks: done' <<<"$out" || notok "luci checks ended early" "$(tail -n 20 <<<"$out")"
+fi
+
 summary

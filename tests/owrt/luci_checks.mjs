@@ -1,0 +1,370 @@
+#!/usr/bin/env node
+/**
+ * The owrt tier's LuCI checks: our four pages in Chromium on the root's
+ * real uhttpd, LuCI (luci-base, bootstrap) and rpcd, logged in as root,
+ * with LuCI's own Save & Apply (apply with rollback, confirm, reload).
+ * Run by tests/owrt/run.sh in its namespaces, Chromium outside the chroot:
+ *   node tests/owrt/luci_checks.mjs --root ROOT --port PORT
+ *
+ *   luci/login          LuCI's login form, root / reterm-test
+ *   luci/page/<name>    overview (a live latency sample), devices, shaping,
+ *                       wizard: no console error, no failed request, no
+ *                       ubus call the session's ACL denies
+ *   luci/devices/apply  add a device by MAC, switch it off, Save & Apply:
+ *                       one new device section, as the page shows it
+ *   luci/shaping/apply  the WAN queue on at 18 / 9 Mbit/s, rtt 100 ms
+ *   luci/wizard/*       one pass against retermd: measure (shaping turned
+ *                       off and on around the test), apply, verify, devices
+ *
+ * The root has no dnsmasq, netifd, cgi-io or CAKE: a dnsmasq lease of a
+ * Nintendo console (OUI 00:09:bf) goes to /tmp/dhcp.leases; the WAN device
+ * comes from /etc/config/network (the pages fall back to it); nothing
+ * shapes (sqm never runs, retermd reads the rates from UCI); the test server
+ * is tests/ucode/monitor/httpd.py on 127.0.0.1, allowed in reterm_admin as
+ * an administrator allows a LAN box. Its loopback rates (Gbit/s) are refused
+ * by the proposal as implausible, so step 3 gets rates typed in. LuCI's
+ * checked apply asks /cgi-bin/cgi-exec (cgi-io) for luci-peeraddr: that
+ * 404 is listed as "known", not counted.
+ *
+ * Prints "ok - luci/...", "not ok - luci/..." with "#" lines, "skip -
+ * luci/... (reason)" without Chromium or playwright-core, then "luci-checks:
+ * done (...)". Screenshots: tests/browser/out/owrt-*.png.
+ */
+
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+
+const TOP = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const OUT = join(TOP, 'tests/browser/out');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const arg = k => { const i = process.argv.indexOf(k); return i > 0 ? process.argv[i + 1] : null; };
+const ROOT = arg('--root'), BASE = `http://127.0.0.1:${arg('--port') || 8080}/cgi-bin/luci/`, PAGE = 'admin/network/reterm/';
+const PAGES = [ 'overview', 'devices', 'shaping', 'wizard' ];
+const CHECKS = [ 'login', ...PAGES.map(p => 'page/' + p), 'devices/apply', 'shaping/apply',
+	'wizard/measure', 'wizard/apply', 'wizard/verify', 'wizard/devices' ];
+const DEVICE = { mac: '02:00:00:00:4c:01', name: 'owrt-luci-test' };
+const CONSOLE = { mac: '00:09:bf:3d:51:02', name: 'lab-3ds', ip: '192.168.1.150' };
+const KNOWN = /\/cgi-bin\/cgi-exec\b/;
+const T = { timeout: 180000 };
+
+let passed = 0, failed = 0, page, rec;
+
+function report(name, problems, notes = []) {
+	problems.length ? failed++ : passed++;
+	console.log(`${problems.length ? 'not ok' : 'ok'} - luci/${name}`);
+	for (const p of [ ...problems, ...notes ])
+		console.log('#   ' + String(p).split('\n').slice(0, 12).join('\n#   ').slice(0, 1500));
+}
+
+/* ---- the router side -------------------------------------------------- */
+
+const osh = cmd => execFileSync('chroot', [ ROOT, '/usr/bin/env', '-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin',
+	'/bin/sh', '-c', cmd ], { encoding: 'utf8', timeout: 60000 });
+
+/* /etc/config/CONF as `uci commit` writes it: [{ type, name, opts }] */
+function uciSections(conf) {
+	const out = [], unq = v => v.replace(/'([^']*)'|\\(.)|([^\s'\\]+)/g, (m, q, e, w) => q ?? e ?? w);
+	for (const line of readFileSync(join(ROOT, 'etc/config', conf), 'utf8').split('\n')) {
+		const m = line.match(/^\s*(config|option|list)\s+(\S+)(?:\s+(.*?))?\s*$/), opts = out.at(-1)?.opts;
+		if (m?.[1] === 'config')
+			out.push({ type: m[2], name: m[3] ? unq(m[3]) : null, opts: {} });
+		else if (m?.[1] === 'option')
+			opts[m[2]] = unq(m[3] ?? '');
+		else if (m)
+			(opts[m[2]] ??= []).push(unq(m[3] ?? ''));
+	}
+	return out;
+}
+
+/* no problem when CONF has exactly one section more than `before` (whole
+ * sections compared, in any order), nothing else changed, and ok(it) */
+function oneAdded(conf, before, ok) {
+	const key = s => JSON.stringify(s), added = uciSections(conf).map(key), gone = [];
+	for (const k of before.map(key))
+		added.includes(k) ? added.splice(added.indexOf(k), 1) : gone.push(k);
+	return (!gone.length && added.length === 1 && ok(JSON.parse(added[0]))) ? [] : [ `${conf}: added ${added}; gone ${gone}` ];
+}
+
+/* ---- the browser side ------------------------------------------------- */
+
+/* console errors, page errors, failed requests, HTTP errors and ubus calls
+ * the session's ACL denied (-32002), in order; note(): a line to list;
+ * idle(): no request under way (navigating away aborts them, and an
+ * aborted LuCI request held up uhttpd's next ones for seconds) */
+function recorder() {
+	const log = [];
+	let busy = 0, quiet = Date.now();
+	const add = (kind, text) => log.push({ kind: KNOWN.test(text) ? 'known' : kind, text });
+	const ended = () => { busy--; quiet = Date.now() };
+	page.on('console', m => m.type() === 'error' && add('error', `console: ${m.text()} (${m.location().url || '?'})`));
+	page.on('pageerror', e => add('error', `pageerror: ${e.stack || e}`));
+	page.on('requestfailed', r => { ended(); add('error', `requestfailed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`) });
+	page.on('request', () => busy++);
+	page.on('requestfinished', async r => {
+		ended();
+		const res = await r.response(), status = res?.status() ?? 0;
+		if (status >= 400)
+			return add('error', `HTTP ${status}: ${r.method()} ${r.url()}`);
+		if (!/\/ubus\b/.test(r.url()))
+			return;
+		const calls = [].concat(JSON.parse(r.postData() || '[]')), replies = [].concat(await res.json().catch(() => []));
+		for (const c of calls)
+			if (replies.find(x => x.id === c.id)?.error?.code === -32002)
+				add('denied', `ubus access denied: ${c.params.slice(1).map(p => JSON.stringify(p)).join(' ')}`);
+	});
+	return {
+		idle: async () => {
+			for (let t = Date.now(); Date.now() - t < 20000 && (busy > 0 || Date.now() - quiet < 500);)
+				await page.waitForTimeout(100);
+		},
+		note: text => log.push({ kind: 'shown', text }),
+		mark: () => log.length,
+		since: (i, kinds) => log.slice(i).filter(e => kinds.includes(e.kind)).map(e => (e.kind === 'known' ? 'known: ' : '') + e.text)
+	};
+}
+
+/* LuCI's view has replaced its "Loading view…" spinner; the first polls */
+async function viewReady() {
+	await page.waitForFunction(() => {
+		const v = document.querySelector('#view');
+		return v?.firstElementChild && !v.querySelector(':scope > .spinning');
+	}, null, { timeout: 30000 });
+	await page.waitForTimeout(1500);
+}
+
+async function open(path) {
+	await rec.idle();
+	await page.goto(BASE + path, { timeout: 60000 });
+	await viewReady();
+}
+
+const shot = name => page.screenshot({ path: join(OUT, `owrt-${name}.png`), fullPage: true });
+
+/* LuCI's apply with rollback, begun by start(), until the page reloaded:
+ * problems unless apply_rollback and the last confirm answered 200 */
+async function applied(start) {
+	const st = {}, seen = r => {
+		const m = r.url().match(/\/admin\/uci\/(apply_rollback|confirm)\b/);
+		if (m)
+			st[m[1]] = r.status();
+	};
+	page.on('response', seen);
+	try {
+		const reload = page.waitForEvent('framenavigated', { predicate: f => f === page.mainFrame(), ...T });
+		await start();
+		await page.getByText('Configuration changes applied.').waitFor(T);
+		await reload;
+		await viewReady();
+	}
+	finally {
+		page.off('response', seen);
+	}
+	return (st.apply_rollback === 200 && st.confirm === 200) ? [] : [ `apply_rollback ${st.apply_rollback}, confirm ${st.confirm}` ];
+}
+
+/* one check: body()'s problems, and what the recorder saw meanwhile: the
+ * kinds in `count` as problems (ubus denials count on the page checks),
+ * the others as notes; a failed check leaves owrt-fail-<name>.png */
+async function step(name, body, count = [ 'error' ], notes = []) {
+	const i = rec.mark(), problems = await Promise.resolve().then(body).catch(e => [ String(e.stack || e) ]);
+	const seen = counted => rec.since(i, [ 'error', 'denied', 'known', 'shown' ].filter(k => count.includes(k) === counted));
+	problems.push(...seen(true));
+	if (problems.length)
+		await shot('fail-' + name.replace(/\//g, '-')).catch(() => {});
+	report(name, problems, [ ...notes, ...seen(false) ]);
+	return !problems.length;
+}
+
+/* ---- the checks --------------------------------------------------------- */
+
+/* LuCI's own login page answers 403 and (form.js's `.catch()` without a
+ * handler) throws the anonymous session's "Access denied": listed only */
+async function login() {
+	const i = rec.mark();
+	await page.goto(BASE);
+	await page.fill('#luci_username', 'root');
+	await page.fill('#luci_password', 'reterm-test');
+	const form = rec.since(i, [ 'error', 'known', 'denied' ]).map(e => 'login page: ' + e.split('\n')[0]);
+	await step('login', async () => {
+		const nav = page.waitForEvent('framenavigated');
+		await page.press('#luci_password', 'Enter');
+		await nav;
+		await viewReady();
+		const cookie = (await page.context().cookies()).some(c => c.name.startsWith('sysauth'));
+		return cookie && !(await page.$('#luci_password')) ? [] : [ 'still on the login form' ];
+	}, [ 'error' ], form);
+}
+
+async function showPage(name) {
+	await open(PAGE + name);
+	const problems = [];
+	if (name === 'overview')	/* retermd answers: a live latency sample */
+		await page.waitForFunction(() => /ms/.test(document.querySelector('.reterm-ov-stat-value')?.textContent), null, { timeout: 20000 })
+			.catch(() => problems.push('no live latency sample within 20 s'));
+	await shot(name);
+	for (const t of await page.locator('.alert-message.danger:visible').allTextContents())
+		rec.note('shown: ' + t);	/* what the page says about the router's state */
+	return [ ...problems, ...(await page.locator('#view h2').count() ? [] : [ 'no heading' ]) ];
+}
+
+/* add DEVICE by MAC (it comes switched on), switch it off, Save & Apply */
+async function devicesApply() {
+	const before = uciSections('reterm');
+	await open(PAGE + 'devices');
+	await page.fill('#reterm-add-mac input', DEVICE.mac);
+	await page.fill('#reterm-add-name input', DEVICE.name);
+	await page.click('#reterm-add-button');
+	const row = () => page.locator('tr.cbi-section-table-row', { hasText: DEVICE.mac });
+	await row().locator('td[data-name="enabled"] input[type=checkbox]').uncheck();
+	const problems = await applied(() => page.click('.cbi-page-actions .cbi-button-apply'));
+	const shown = await row().evaluate(tr => JSON.stringify({ name: tr.querySelector('.reterm-host strong')?.textContent,
+		mac: tr.querySelector('.reterm-host-mac')?.textContent,
+		enabled: tr.querySelector('td[data-name="enabled"] input[type=checkbox]')?.checked ? '1' : '0' }));
+	await shot('devices-applied');
+	const want = JSON.stringify({ name: DEVICE.name, mac: DEVICE.mac, enabled: '0' });
+	return [ ...problems, ...(shown === want ? [] : [ `the page shows ${shown}, wanted ${want}` ]),
+		...oneAdded('reterm', before, s => s.type === 'device' && want === JSON.stringify({ name: s.opts.name, mac: s.opts.mac, enabled: s.opts.enabled })) ];
+}
+
+/* the WAN device's queue (staged by the page) on, 18 / 9 Mbit/s, rtt 100 ms */
+async function shapingApply() {
+	const before = uciSections('sqm');
+	await open(PAGE + 'shaping');
+	const sid = await page.evaluate(() => [ ...document.querySelectorAll('.cbi-section-node') ]
+		.find(n => n.querySelector('[data-name="interface"] input[type=hidden]')?.value === 'wan0')?.id);
+	if (!sid)
+		return [ 'no queue for wan0 on the page' ];
+	const field = (name, sel = 'input[type=text]') => page.locator(`#${sid} [data-name="${name}"] ${sel}`);
+	const type = async (name, v) => { await field(name).fill(v); await field(name).press('Tab') };
+	await field('enabled', 'input[type=checkbox]').check();
+	await type('download', '18');
+	await type('upload', '9');
+	await field('_rtt', 'select').selectOption('custom');
+	await type('_rtt_custom', '100');
+	const rtt = (await page.locator(`#${sid} .reterm-tc-preview`).textContent()).match(/\brtt \S+/g) ?? [];
+	await shot('shaping-edited');
+	return [ ...await applied(() => page.click('.cbi-page-actions .cbi-button-apply')),
+		...(rtt.join() === 'rtt 100ms,rtt 100ms' ? [] : [ `the preview shows ${rtt}` ]),
+		...oneAdded('sqm', before, ({ type, opts: q }) => type === 'queue' && q.interface === 'wan0' && q.enabled === '1' &&
+			q.download === '18000' && q.upload === '9000' && [ q.iqdisc_opts, q.eqdisc_opts ].every(o => ` ${o} `.includes(' rtt 100ms '))) ];
+}
+
+/* the wizard once through (see the top), each step on from the last one;
+ * `applies`: the statuses of apply_rollback */
+async function wizard(urls) {
+	const applies = [], seen = r => /\/admin\/uci\/apply_rollback\b/.test(r.url()) && applies.push(r.status());
+	const wanQueue = () => uciSections('sqm').find(s => s.type === 'queue' && s.opts.interface === 'wan0')?.opts ?? {};
+	let measured = 0, broken = null;
+	const then = async (name, body) => broken ? report(name, [ `not run: ${broken} failed` ]) : (await step(name, body) || (broken = name));
+
+	page.on('response', seen);
+
+	await then('wizard/measure', async () => {
+		const q0 = wanQueue();
+		await open(PAGE + 'wizard');
+		await page.click('.reterm-wizard-next');
+		await page.fill('#reterm-wizard-dl', urls.download);
+		await page.fill('#reterm-wizard-ul', urls.upload);
+		await page.click('.reterm-wizard-start');
+		await page.locator('.reterm-wizard-running').waitFor(T);
+		await page.waitForTimeout(15000);
+		await shot('wizard-progress');
+		await page.locator('.reterm-wizard-result').waitFor(T);
+		measured = Date.now();
+		await page.locator('.reterm-wizard-next').waitFor(T);
+		await shot('wizard-measured');
+		const grade = await page.locator('.reterm-wizard-grade').textContent(), q1 = wanQueue();
+		return [ ...(/Grade [A-F]/.test(grade) ? [] : [ `result: ${grade}` ]),
+			...(applies.join() === '200,200' ? [] : [ `applies (shaping off, back on): ${applies.join() || 'none'}` ]),
+			...(q1.enabled === '1' && q1.download === q0.download ? [] : [ `queue after: ${JSON.stringify(q1)}` ]) ];
+	});
+
+	await then('wizard/apply', async () => {
+		await page.click('.reterm-wizard-next');
+		await page.fill('#reterm-wizard-down', '20');
+		await page.fill('#reterm-wizard-up', '10');
+		await shot('wizard-propose');
+		await page.click('.reterm-wizard-accept');
+		const problems = await applied(() => page.click('.reterm-wizard-apply'));
+		await page.locator('.reterm-wizard-start').waitFor(T);	/* retermd reported 20 / 10 Mbit/s */
+		const q = wanQueue();
+		return (q.download === '20000' && q.upload === '10000' && q.enabled === '1') ? problems : [ ...problems, `queue ${JSON.stringify(q)}` ];
+	});
+
+	await then('wizard/verify', async () => {
+		await page.waitForTimeout(Math.max(0, measured + 32000 - Date.now()));	/* retermd: 30 s between tests */
+		await page.click('.reterm-wizard-start');
+		await page.locator('.reterm-wizard-compare').waitFor(T);
+		await shot('wizard-verified');
+		return [];
+	});
+
+	await then('wizard/devices', async () => {
+		const before = uciSections('reterm');
+		await page.click('.reterm-wizard-next');
+		await page.check(`input.reterm-wizard-offer[value="${CONSOLE.mac}"]`);
+		const problems = await applied(() => page.click('.reterm-wizard-apply-devices'));
+		await page.getByText('Done. The chosen devices are re-terminated').waitFor(T);
+		await shot('wizard-done');
+		return [ ...problems, ...oneAdded('reterm', before, s => s.type === 'device' && s.opts.mac === CONSOLE.mac && s.opts.enabled === '1') ];
+	});
+
+	page.off('response', seen);
+}
+
+/* the app running as after a boot, the lease, the allowed test server */
+async function prepare() {
+	osh(`touch /etc/config/reterm_admin && uci set reterm_admin.monitor=monitor &&
+		uci set reterm_admin.monitor.test_server=127.0.0.1 && uci commit reterm_admin &&
+		/etc/init.d/reterm start && /etc/init.d/retermd start`);
+
+	for (let n = 0; n < 50 && !/reterm\.monitor/.test(osh('ubus list')); n++)
+		await new Promise(r => setTimeout(r, 200));
+	writeFileSync(join(ROOT, 'tmp/dhcp.leases'), `${Math.floor(Date.now() / 1000) + 43200} ${CONSOLE.mac} ${CONSOLE.ip} ${CONSOLE.name} *\n`);
+
+	const httpd = spawn('python3', [ join(TOP, 'tests/ucode/monitor/httpd.py') ], { stdio: [ 'ignore', 'pipe', 'inherit' ] });
+	const port = await new Promise((resolve, reject) => {
+		createInterface({ input: httpd.stdout }).once('line', resolve);
+		httpd.once('exit', () => reject(new Error('httpd.py exited')));
+	});
+	return { httpd, urls: { download: `http://127.0.0.1:${port}/bytes/1000000000`, upload: `http://127.0.0.1:${port}/upload` } };
+}
+
+async function main() {
+	const { chromium } = await import('playwright-core').catch(() => ({}));
+	const why = !ROOT ? 'no --root given' : !existsSync(CHROMIUM) ? `chromium not found at ${CHROMIUM}` :
+		!chromium ? 'playwright-core not found: npm ci' : null;
+	if (why)
+		return CHECKS.forEach(c => console.log(`skip - luci/${c} (${why})`));
+
+	mkdirSync(OUT, { recursive: true });
+	readdirSync(OUT).filter(f => f.startsWith('owrt-fail-')).forEach(f => rmSync(join(OUT, f)));	/* an earlier run's */
+	const { httpd, urls } = await prepare(), home = mkdtempSync(join(tmpdir(), 'owrt-chromium-'));
+	const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, env: { ...process.env, HOME: home },
+		args: [ '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync' ] });
+
+	try {
+		page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+		rec = recorder();
+		await login();
+		for (const p of PAGES)
+			await step('page/' + p, () => showPage(p), [ 'error', 'denied' ]);
+		await step('devices/apply', devicesApply);
+		await step('shaping/apply', shapingApply);
+		await wizard(urls);
+	}
+	finally {
+		await browser.close();
+		httpd.kill();
+		rmSync(home, { recursive: true, force: true });
+	}
+}
+
+main().catch(e => report('run', [ String(e.stack || e) ])).finally(() => {
+	console.log(`luci-checks: done (${passed} passed, ${failed} failed)`);
+	process.exitCode = failed ? 1 : 0;
+});
