@@ -57,6 +57,9 @@ const EXTRA_CSS = `
   pre { background: #f8fafc; border: 1px solid #e5e7eb; padding: 8px; font-size: 11px; overflow-x: auto; white-space: pre-wrap; }
   .label { display: inline-block; font-size: 11px; padding: 0 6px; border-radius: 8px; background: #e5e7eb; }
   a { color: #1d4ed8; }
+  /* LuCI's bootstrap theme: a progress bar's title is drawn above it */
+  .cbi-progressbar { margin-top: 1.4em; overflow: visible; }
+  .cbi-progressbar::before { content: attr(title); position: absolute; top: -1.4em; left: 0; white-space: pre; }
 `;
 
 /* fs and network fakes, L.url, and LuCI's apply with rollback: here it
@@ -137,8 +140,17 @@ async function runTest(page, shot) {
 			await window.__env.poll.tick();
 			return document.querySelector('.reterm-wizard-progress-text').textContent;
 		}, i));
-		if (i === 1 && shot)
+		if (i === 1 && shot) {
 			await page.locator('#maincontent').screenshot({ path: join(OUT, shot) });
+			texts.layout = await page.evaluate(() => {
+				const bar = document.querySelector('.reterm-wizard-progress'), box = bar.closest('.reterm-wizard-running'),
+				    above = box.previousElementSibling || box.parentNode.querySelector('.alert-message'),
+				    pseudo = w => getComputedStyle(bar, w).content;
+				return { before: pseudo('::before'), after: pseudo('::after'), title: bar.getAttribute('title'),
+					gap: above ? bar.getBoundingClientRect().top - above.getBoundingClientRect().bottom : null,
+					count: (box.parentNode.textContent.match(/Measuring:/g) || []).length };
+			});
+		}
 	}
 	await page.evaluate(async () => {
 		const r = window.__router;
@@ -212,6 +224,10 @@ async function main() {
 		check('measure: test_start with the stored URLs and 4 streams', JSON.stringify(started.s.params) ===
 			JSON.stringify({ download_url: 'http://192.0.2.10/bytes/1000000000', upload_url: 'http://192.0.2.10/upload', streams: 4 }), started.s.params);
 		const prog = await runTest(page, 'wizard-progress.png');
+		const lay = prog.layout;
+		check('measure: one progress text, not drawn over the note above the bar', lay && lay.title === null &&
+			[ 'none', 'normal' ].includes(lay.before) && [ 'none', 'normal' ].includes(lay.after) && lay.count === 1 &&
+			lay.gap !== null && lay.gap >= 0, lay);
 		check('measure: progress through the phases', prog.map(t => t.split(' – ')[0]).join('|') ===
 			'Measuring: idle|Measuring: download|Measuring: upload|Measuring: both directions|Measuring: cooldown', prog);
 		await page.waitForFunction(() => window.__env.applied.length === 2);

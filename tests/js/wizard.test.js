@@ -504,3 +504,31 @@ describe('moved out of the view', () => {
 		expect(w.wan(null)).toBeNull();
 	});
 });
+
+describe('reterm.wizardsteps', () => {
+	let st;
+	beforeAll(async () => { st = await createHarness().require('reterm.wizardsteps'); });
+	it('gradeNotImproved: never for an A+ after, else when not better than before', () => {
+		const g = (b, a) => st.gradeNotImproved({ grade: b }, { grade: a });
+		expect([g('A+', 'A+'), g('D', 'A+'), g('B', 'A'), g('A', 'A'), g('A', 'C'), g(null, 'C')]).toEqual([false, false, false, true, true, false]);
+	});
+	it('arrive: a reload within 5 min of an apply is no return, and only once', () => {
+		const s = st.expectReload({ step: 'apply' }, 1000);
+		expect(st.arrive(s, 2000)).toEqual({ state: { step: 'apply' }, resumed: false });
+		expect(st.arrive(s, 1000 + 6 * 60000).resumed).toBe(true);
+		expect(st.arrive({ step: 'apply' }, 2000).resumed).toBe(true);
+		expect(st.arrive(null, 2000)).toEqual({ state: null, resumed: false });
+	});
+	it('unshaped: measured above 1.5x the applied shaper rate', () => {
+		const r = { download: { throughput_bps: 24e9 }, upload: { throughput_bps: 1.4e6 } };
+		expect(st.unshaped(r, { rx: 20e6, tx: 1e6 })).toEqual([{ dir: 'download', measured: 24e9, shaper: 20e6 }]);
+		expect(st.unshaped(r, { rx: 0, tx: null })).toEqual([]);
+	});
+	it('waitSeconds / secondsLeft / failure', () => {
+		expect([st.waitSeconds({ error: 'too_soon', wait_s: 12 }), st.waitSeconds({ error: 'busy' }), st.waitSeconds({ error: 'too_soon' })]).toEqual([12, null, null]);
+		expect([st.secondsLeft(5000, 3500), st.secondsLeft(5000, 6000)]).toEqual([2, 0]);
+		const s = st.setFailure({}, { kind: 'before', text: 'x', code: 'no_idle_rtt' });
+		expect(st.failure(s)).toEqual({ kind: 'before', text: 'x', code: 'no_idle_rtt' });
+		expect(st.failure(st.setFailure(s, null))).toBeNull();
+	});
+});

@@ -673,3 +673,139 @@ describe('what the wizard reads (issue 13 item 7)', () => {
 		expect(p.text()).toMatch(/No WAN device was found/);
 	});
 });
+
+describe('issue: the wizard on real LuCI (luci_checks findings)', () => {
+	afterEach(() => vi.restoreAllMocks());
+
+	const FAILED = { v: 1, id: 'b1', error: 'no_idle_rtt', phases: [], samples: [] };
+	const stateAt = async (before, after, proposal = { device: 'eth1', download: 18000, upload: 900, rtt: 'internet', overhead: 'ethernet' }) => {
+		const w = await createHarness().require('reterm.wizard');
+		let s = w.go(w.create({ sqm: null, retermEnabled: '0' }), 'measure');
+		s = w.record(s, { type: 'measured', result: before });
+		s = w.record(s, { type: 'proposed', proposal });
+		s = w.record(w.go(s, 'apply'), { type: 'applied', rx: proposal.download * 1000, tx: proposal.upload * 1000 });
+		s = w.record(w.record(s, { type: 'applyConfirmed' }), { type: 'verified', result: after });
+		return w.go(s, 'apply');
+	};
+	const withGrade = (r, g) => Object.assign({}, r, { grade: g });
+
+	it('1: a failed test with shaping paused keeps its reason over the apply reload, until a retry', async () => {
+		const storage = memoryStorage();
+		const h = setup({ sqm: SHAPED, storage });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		h.replies.push({ state: 'done', result: FAILED });
+		await p.$('.reterm-wizard-start').click();
+		await h.poll.tick(3);
+		expect(p.text()).toMatch(/No reflector answered/);
+
+		/* LuCI reloads the page after the apply that turned shaping back on */
+		const h2 = setup({ sqm: SHAPED, storage });
+		const p2 = await open(h2);
+		await flush();
+		expect(p2.step()).toBe('2. Measure');
+		expect(p2.text()).toMatch(/No reflector answered/);
+		expect(JSON.parse(storage.data['reterm-wizard']).failure).toMatchObject({ kind: 'before', code: 'no_idle_rtt' });
+		await p2.$('.reterm-wizard-retry').click();
+		expect(p2.text()).not.toMatch(/No reflector answered/);
+		expect(p2.$('.reterm-wizard-start')).not.toBeNull();
+		expect(JSON.parse(storage.data['reterm-wizard']).failure).toBeNull();
+	});
+
+	it('1: moving on forgets the failure', async () => {
+		const storage = memoryStorage();
+		const h = setup({ sqm: SHAPED, storage });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		h.replies.push({ state: 'done', result: FAILED });
+		await p.$('.reterm-wizard-start').click();
+		await h.poll.tick(3);
+		await p.$('.reterm-wizard-back').click();
+		const p2 = await open(setup({ sqm: SHAPED, storage }));
+		await p2.$('.reterm-wizard-next').click();
+		expect(p2.text()).not.toMatch(/No reflector answered/);
+	});
+
+	it('2: no "did not improve" when the after grade is A+, but when it stays worse', async () => {
+		const ap = withGrade(AFTER, 'A+');
+		let p = await open(setup({ storage: memoryStorage({ 'reterm-wizard': JSON.stringify(await stateAt(withGrade(BEFORE, 'A+'), ap)) }) }));
+		expect(p.step()).toBe('4. Apply & verify');
+		expect(p.text('.reterm-wizard-compare')).toMatch(/GradeA\+A\+/);
+		expect(p.text()).not.toMatch(/did not improve/);
+		p = await open(setup({ storage: memoryStorage({ 'reterm-wizard': JSON.stringify(await stateAt(withGrade(BEFORE, 'B'), withGrade(AFTER, 'B'))) }) }));
+		expect(p.text()).toMatch(/The grade did not improve/);
+		p = await open(setup({ storage: memoryStorage({ 'reterm-wizard': JSON.stringify(await stateAt(withGrade(BEFORE, 'A'), withGrade(AFTER, 'C'))) }) }));
+		expect(p.text()).toMatch(/The grade did not improve/);
+	});
+
+	it('3: no "Resumed" note after LuCI\'s own reload following an apply', async () => {
+		const storage = memoryStorage();
+		const h = setup({ storage });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await measure(h, p, BEFORE);
+		await p.$('.reterm-wizard-next').click();
+		await p.$('.reterm-wizard-accept').click();
+		await p.$('.reterm-wizard-apply').click();
+		await h.poll.tick();
+		const p2 = await open(setup({ storage, sqm: h.uci.dump('sqm') }));
+		expect(p2.step()).toBe('4. Apply & verify');
+		expect(p2.text()).not.toMatch(/Resumed where you left/);
+		/* coming back later is resuming */
+		const p3 = await open(setup({ storage, sqm: h.uci.dump('sqm') }));
+		expect(p3.text()).toMatch(/Resumed where you left/);
+	});
+
+	it('4: too_soon: counts the given seconds down, then starts by itself', async () => {
+		let now = 1e12;
+		vi.spyOn(Date, 'now').mockImplementation(() => now);
+		const replies = [{ error: 'too_soon', wait_s: 3, message: 'the last test ended less than 30 s ago: wait 3 s and start again' },
+			{ started: true, id: 'b1', total: 44 }];
+		const h = setup({ start: () => replies.shift() });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		h.replies.push({ state: 'running', phase: 'download', progress: 0.25, rtt: 260 });
+		await p.$('.reterm-wizard-start').click();
+		expect(p.text()).toMatch(/The test starts by itself in 3 seconds/);
+		expect(p.$('.reterm-wizard-retry')).toBeNull();
+		expect(p.text()).not.toMatch(/wait 3 s and start again/);
+		now += 1000;
+		await h.poll.tick();
+		expect(p.text()).toMatch(/starts by itself in 2 seconds/);
+		now += 2000;
+		await h.poll.tick();
+		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(2);
+		await h.poll.tick();
+		expect(p.text('.reterm-wizard-progress-text')).toMatch(/Measuring: download – 25 %/);
+	});
+
+	it('4: target_refused and too_soon read as translated texts', async () => {
+		const h = createHarness();
+		const w = await h.require('reterm.wizard'), m = await h.require('reterm.monitor');
+		for (const f of [w.startError.bind(w), m.startError.bind(m)]) {
+			expect(f({ error: 'target_refused', message: 'the test server is not allowed: …' })).toMatch(/refused the test server.*public Internet address.*test_server/);
+			expect(f({ error: 'too_soon', wait_s: 12, message: 'raw' })).toMatch(/12 s/);
+			expect(f({ error: 'too_soon', wait_s: 12, message: 'raw' })).not.toBe('raw');
+		}
+	});
+
+	it('5: an after test far above the shaper says that shaping is not active', async () => {
+		const after = Object.assign({}, AFTER, { grade: 'A+', download: { grade: 'A+', added_ms: 1, throughput_bps: 24e9 } });
+		const s = await stateAt(BEFORE, after, { device: 'eth1', download: 20000, upload: 900, rtt: 'internet', overhead: 'ethernet' });
+		const p = await open(setup({ storage: memoryStorage({ 'reterm-wizard': JSON.stringify(s) }) }));
+		expect(p.text()).toMatch(/Shaping does not seem to be active: the download measured 24 Gbit\/s with the shaper at 20 Mbit\/s/);
+		const ok = await open(setup({ storage: memoryStorage({ 'reterm-wizard': JSON.stringify(await stateAt(BEFORE, AFTER)) }) }));
+		expect(ok.text()).not.toMatch(/does not seem to be active/);
+	});
+
+	it('6: the progress bar draws no text of its own (one label, under the bar)', async () => {
+		const h = setup();
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		h.replies.push({ state: 'running', phase: 'download', progress: 0.25 });
+		await p.$('.reterm-wizard-start').click();
+		await h.poll.tick();
+		expect(p.$('.reterm-wizard-progress').getAttribute('title')).toBeNull();
+		expect(p.text('.reterm-wizard-running').match(/Measuring: download/g)).toHaveLength(1);
+	});
+});

@@ -785,6 +785,8 @@ return baseclass.extend({
 		switch (r && r.error) {
 		case 'busy': return _('A test is already running; wait for it to finish and retry.');
 		case 'not_running': return _('The latency monitor (retermd) is not running, so the router cannot measure. Start retermd (System → Startup → retermd) and retry.');
+		case 'target_refused': return _('The router refused the test server: test servers must be public Internet addresses on port 80, 443 or 8080. A server on the local network can only be allowed by the router\'s administrator (option test_server in /etc/config/reterm_admin).');
+		case 'too_soon': return _('The last test ended only a moment ago; the router starts the next one in %d s.').format(+r.wait_s || 0);
 		}
 
 		return _('The test did not start: %s').format((r && (r.message || r.error)) || '?');

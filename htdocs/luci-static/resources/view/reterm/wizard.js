@@ -7,6 +7,7 @@
 'require poll';
 'require fs';
 'require reterm.wizard as wizard';
+'require reterm.wizardsteps as steps';
 'require reterm.shaping as shaping';
 'require reterm.tcpreview as tcpreview';
 'require reterm.graph as graph';
@@ -48,7 +49,11 @@ var CSS = [
 	'.reterm-wizard-hosts li, .reterm-wizard-offers li { padding: .25em 0; }',
 	'.reterm-wizard-offers .cbi-value-description { margin-left: 1.8em; }',
 	'.reterm-wizard-test, .reterm-wizard-compare { margin: .8em 0; }',
+	/* one label, under the bar: themes draw the bar's title over it
+	 * (bootstrap: above the bar, over the note before it) */
 	'.reterm-wizard-running .cbi-progressbar { margin: .6em 0 .3em; }',
+	'.reterm-wizard-running .cbi-progressbar::before, .reterm-wizard-running .cbi-progressbar::after { content: none !important; display: none !important; }',
+	'.reterm-wizard-countdown { font-variant-numeric: tabular-nums; }',
 	'.reterm-wizard-progress-text { font-variant-numeric: tabular-nums; }',
 	'.reterm-wizard-grade { font-size: 1.1em; }',
 	'.reterm-wizard-compare table td:not(:first-child), .reterm-wizard-compare table th { font-variant-numeric: tabular-nums; }',
@@ -175,8 +180,16 @@ return view.extend({
 		try { saved = this.storage().getItem(STORAGE_KEY) } catch (e) {}
 
 		saved = saved && wizard.restore(saved);
-		this.state = saved || wizard.create(this.snapshot());
-		this.resumed = !!saved;
+
+		/* LuCI reloads the page after an apply of the wizard: not a return */
+		var arrival = steps.arrive(saved, Date.now());
+
+		this.state = arrival.state || wizard.create(this.snapshot());
+		this.resumed = arrival.resumed;
+		this.failed = steps.failure(this.state);
+
+		if (saved)
+			this.save();
 
 		/* test URLs typed before LuCI reloaded the page */
 		[ 'download', 'upload' ].forEach(function(k) { this.ctx[k + 'Url'] = (this.state.urls || {})[k] || this.ctx[k + 'Url'] }, this);
@@ -205,7 +218,8 @@ return view.extend({
 	},
 
 	go: function(step) {
-		this.state = wizard.go(this.state, step);
+		this.state = steps.setFailure(wizard.go(this.state, step), null);
+		this.failed = null;
 		this.save();
 		this.show();
 	},
@@ -213,6 +227,22 @@ return view.extend({
 	record: function(ev) {
 		this.state = wizard.record(this.state, ev);
 		this.save();
+	},
+
+	/* a failed test (null: none); kept in the state, so that it is still
+	 * shown after the reload of the apply that turns shaping back on */
+	fail: function(kind, text, code) {
+		this.failed = text ? { kind: kind, text: text, code: code || null } : null;
+		this.state = steps.setFailure(this.state, this.failed);
+		this.save();
+	},
+
+	/* LuCI's apply with rollback; it reloads the page once confirmed */
+	applyChanges: function() {
+		this.state = steps.expectReload(this.state, Date.now());
+		this.save();
+
+		return ui.changes.apply(true);
 	},
 
 	show: function() {
@@ -324,6 +354,11 @@ return view.extend({
 			return box;
 		}
 
+		if (this.waiting && this.waiting.kind === kind) {
+			dom.content(box, this.countdownView(kind));
+			return box;
+		}
+
 		var take = function() {
 			c.downloadUrl = dl.value.trim() || c.downloadUrl;
 			c.uploadUrl = ul.value.trim() || c.uploadUrl;
@@ -372,7 +407,7 @@ return view.extend({
 				btn('cbi-button-action reterm-wizard-retry', _('Retry'), function() {
 					return settle(callMonitorStatus()).then(function(r) {
 						self.ctx.monitorUp = !r.error;
-						self.failed = null;
+						self.fail(null);
 						self.show();
 					});
 				}), ' ',
@@ -394,7 +429,7 @@ return view.extend({
 		    label = s && s.phase ? _('Measuring: %s – %d %%').format(names[s.phase] || s.phase, pct) : _('Starting the test…');
 
 		return E('div', { 'class': 'reterm-wizard-running' }, [
-			E('div', { 'class': 'cbi-progressbar reterm-wizard-progress', 'title': label },
+			E('div', { 'class': 'cbi-progressbar reterm-wizard-progress', 'role': 'progressbar', 'aria-valuenow': pct, 'aria-valuemin': 0, 'aria-valuemax': 100 },
 				[ E('div', { 'style': 'width:%d%%'.format(pct) }) ]),
 			E('p', { 'class': 'reterm-wizard-progress-text' }, [ label,
 				(s && s.rtt != null) ? ' · ' + _('latency now %s').format(ms(s.rtt)) : '' ]),
@@ -410,10 +445,18 @@ return view.extend({
 			return Promise.resolve();
 		}
 
+		this.stopCountdown();
+
 		return settle(callTestStart(c.downloadUrl, c.uploadUrl, c.streams)).then(function(r) {
+			var wait = steps.waitSeconds(r);
+
+			/* retermd keeps a gap between tests: wait for it, then start */
+			if (wait !== null)
+				return self.countdown(kind, wait);
+
 			if (r.error) {
 				c.monitorUp = c.monitorUp && r.error !== 'not_running';
-				self.failed = { kind: kind, text: wizard.startError(r) };
+				self.fail(kind, wizard.startError(r), r.error);
 				self.show();
 
 				if (kind === 'before' && self.state.paused)
@@ -429,10 +472,62 @@ return view.extend({
 		});
 	},
 
+	/* test_start again once retermd's gap between tests has passed */
+	countdown: function(kind, secs) {
+		var self = this, until = Date.now() + secs * 1000, fn = function() {
+			if (self.countFn !== fn)
+				return;
+
+			var left = steps.secondsLeft(until, Date.now()),
+			    el = self.body.querySelector('.reterm-wizard-countdown');
+
+			self.waiting.left = left;
+
+			if (left > 0) {
+				if (el)
+					dom.content(el, [ steps.countdownText(left) ]);
+				return;
+			}
+
+			self.stopCountdown();
+			return self.startTest(kind);
+		};
+
+		this.stopCountdown();
+		this.waiting = { kind: kind, left: secs };
+		this.countFn = fn;
+		this.show();
+		poll.add(fn, 1);
+	},
+
+	stopCountdown: function() {
+		if (this.countFn)
+			poll.remove(this.countFn);
+
+		this.countFn = null;
+		this.waiting = null;
+	},
+
+	countdownView: function(kind) {
+		var self = this;
+
+		return E('div', { 'class': 'reterm-wizard-running reterm-wizard-waiting' }, [
+			kind === 'before' && this.state.paused ? this.pauseNote() : '',
+			E('p', { 'class': 'spinning reterm-wizard-countdown' }, [ steps.countdownText(this.waiting.left) ]),
+			btn('cbi-button-negative reterm-wizard-stop', _('Stop'), function() {
+				self.stopCountdown();
+				self.show();
+
+				if (kind === 'before' && self.state.paused)
+					return self.resumeShaping();
+			})
+		]);
+	},
+
 	/* poll the test that runs now */
 	follow: function(kind) {
 		this.running = kind;
-		this.failed = null;
+		this.fail(null);
 		this.pollFn = L.bind(this.pollTest, this, kind);
 		poll.add(this.pollFn, 1);
 		this.show();
@@ -489,10 +584,10 @@ return view.extend({
 		var p = wizard.testProblem(result, err);
 
 		if (p) {
-			this.failed = { kind: kind, text: p };
+			this.fail(kind, p, (result && result.error) || (err ? 'status' : !result ? 'no_result' : result.stopped ? 'stopped' : 'no_data'));
 		}
 		else {
-			this.failed = null;
+			this.fail(null);
 			this.record(kind === 'before'
 				? { type: 'measured', result: result, asIs: !this.state.paused && this.pauseTargets().length > 0 }
 				: { type: 'verified', result: result });
@@ -551,7 +646,7 @@ return view.extend({
 
 		/* recorded first: LuCI reloads the page once the apply is confirmed */
 		this.record({ type: 'pausing', sids: sids });
-		this.failed = null;
+		this.fail(null);
 		this.show();
 
 		return this.applyPause();
@@ -559,7 +654,9 @@ return view.extend({
 
 	/* save and apply with rollback, then go on with the pause */
 	applyPause: function() {
-		return uci.save().then(function() { return ui.changes.apply(true) }).then(L.bind(this.continuePause, this));
+		var self = this;
+
+		return uci.save().then(function() { return self.applyChanges() }).then(L.bind(this.continuePause, this));
 	},
 
 	/* poll retermd's status until it reports `want` (wizard.confirmWait());
@@ -595,7 +692,7 @@ return view.extend({
 		switch (st) {
 		case 'rolledBack':
 			this.record({ type: 'restored' });
-			this.failed = { kind: 'before', text: _('Shaping could not be turned off for the measurement (the change was not applied or was rolled back); it is on as before. Retry, or measure with shaping on.') };
+			this.fail('before', _('Shaping could not be turned off for the measurement (the change was not applied or was rolled back); it is on as before. Retry, or measure with shaping on.'), 'rolled_back');
 			this.show();
 			return Promise.resolve();
 
@@ -603,7 +700,7 @@ return view.extend({
 			if (p.phase === 'pausing')
 				return this.waitShaping('off', function(ok) {
 					if (!ok) {
-						self.failed = { kind: 'before', text: _('The router did not confirm within %d s that shaping is off, so the test did not start. Shaping is turned back on; retry, or measure with shaping on.').format(secs) };
+						self.fail('before', _('The router did not confirm within %d s that shaping is off, so the test did not start. Shaping is turned back on; retry, or measure with shaping on.').format(secs), 'confirm_timeout');
 						return self.resumeShaping();
 					}
 
@@ -839,10 +936,11 @@ return view.extend({
 				uci.set('sqm', sid, k, values[k]);
 
 		/* recorded first: LuCI reloads the page once the apply is confirmed */
+		this.state.shaper = { rx: p.download * 1000, tx: p.upload * 1000 };
 		this.record({ type: 'applied', rx: p.download * 1000, tx: p.upload * 1000 });
 
 		return uci.save().then(function() {
-			return ui.changes.apply(true);
+			return self.applyChanges();
 		}).then(function() {
 			/* a new section gets its final id when saved: find it again */
 			self.ctx.queue = uci.sections('sqm', 'queue').filter(function(s) { return s.interface === p.device })[0] || null;
@@ -860,14 +958,16 @@ return view.extend({
 				if (ok)
 					self.record({ type: 'applyConfirmed' });
 				else
-					self.failed = { kind: 'after', text: _('The router did not confirm within %d s that the new shaping is active, so the check cannot start. Retry to wait again, or check the queue on the Shaping page.').format(wizard.CONFIRM_TIMEOUT_S) };
+					self.fail('after', _('The router did not confirm within %d s that the new shaping is active, so the check cannot start. Retry to wait again, or check the queue on the Shaping page.').format(wizard.CONFIRM_TIMEOUT_S), 'confirm_timeout');
 
 				self.show();
 			});
 	},
 
 	comparison: function() {
-		var rows = [ [ '', _('Before'), _('After') ] ].concat(wizard.compareRows(this.state.before, this.state.after));
+		var st = this.state, p = st.proposal || {},
+		    rows = [ [ '', _('Before'), _('After') ] ].concat(wizard.compareRows(st.before, st.after)),
+		    off = steps.unshapedText(steps.unshaped(st.after, st.shaper || { rx: p.download * 1000, tx: p.upload * 1000 }));
 
 		return E('div', { 'class': 'reterm-wizard-compare' }, [
 			E('table', { 'class': 'table' }, rows.map(function(r, i) {
@@ -875,7 +975,8 @@ return view.extend({
 					return E(i ? 'td' : 'th', { 'class': !i ? 'th' : j ? 'td' : 'td left' }, [ t ]);
 				}));
 			})),
-			wizard.compare(this.state.before, this.state.after).better === false
+			off ? note('danger', off)
+			: steps.gradeNotImproved(st.before, st.after)
 				? note('warning', _('The grade did not improve. Try lower rates on the Shaping page, or check that hardware flow offloading is off.')) : ''
 		]);
 	},
@@ -955,7 +1056,7 @@ return view.extend({
 		this.record({ type: 'devicesApplied', added: added, enabled: enabled });
 
 		return uci.save().then(function() {
-			return ui.changes.apply(true);
+			return self.applyChanges();
 		}).then(function() {
 			self.show();
 		});
@@ -971,6 +1072,7 @@ return view.extend({
 
 		this.stopPolling();
 		this.stopWaiting();
+		this.stopCountdown();
 
 		var done = function() {
 			self.forget();
