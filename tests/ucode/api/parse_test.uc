@@ -16,7 +16,7 @@ import * as H from 'reterm.hosts';
 import * as A from 'reterm.audit';
 import * as R from 'reterm.reply';
 import { lookup, load } from 'reterm.oui';
-import { stat_sessions } from 'reterm.api';
+import { stat_sessions } from 'reterm.haproxy_stats';
 
 const DIR = sourcepath(0, true) + '/fixtures/parsers';
 

@@ -10,7 +10,7 @@ import { readfile } from 'fs';
 import * as fs from 'fs';
 import { cursor } from 'uci';
 import * as C from 'reterm.monitor.counters';
-import { load_config, DEFAULT_REFLECTORS } from 'reterm.monitor.service';
+import { load_config, DEFAULT_REFLECTORS } from 'reterm.monitor.settings';
 import { checker } from 'sim';
 
 let c = checker('monitor/counters');

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The ubus API "reterm": what each method does.  The rpcd plugin
+// The ubus API "reterm": what each method does (the live latency ones
+// are in reterm.monitor_api).  The rpcd plugin
 // (/usr/share/rpcd/ucode/reterm) is only the methods table over these
 // functions, and /usr/libexec/reterm/api runs the same plugin from a shell
 // (the lab has no ubus).
@@ -12,14 +13,14 @@
 // I/O: uci (RETERM_UCI_CONFDIR overrides the config directory, as for the
 // render CLI), ubus (optional: absent or not answering is tolerated),
 // files under /tmp, /etc, /proc and /sys/class/net/<netdev>/speed, the
-// haproxy stats socket (optional),
+// haproxy stats socket (optional, reterm.haproxy_stats),
 // and fixed commands: the nft and ss commands of reterm.audit,
 // "ip -6 neigh show", and "/etc/init.d/reterm reload" (argv form, no
 // shell).
 
 'use strict';
 
-import { readfile, popen, stat } from 'fs';
+import { readfile, popen } from 'fs';
 import { cursor } from 'uci';
 import { connect } from 'ubus';
 import { load as load_config, DEFAULTS } from 'reterm.config';
@@ -31,9 +32,9 @@ import * as A from 'reterm.audit';
 import { lookup } from 'reterm.oui';
 import * as RS from 'reterm.runstate';
 import * as W from 'reterm.waninfo';
+import { sessions } from 'reterm.haproxy_stats';
 
 export const INIT = '/etc/init.d/reterm';
-export const STATS_SOCKET = '/var/run/reterm/haproxy.sock';
 export const NEIGH6_CMD = 'ip -6 neigh show 2>/dev/null';
 export const ARP_FILE = '/proc/net/arp';
 export const ETHERS_FILE = '/etc/ethers';
@@ -105,74 +106,6 @@ function config(c) {
 		lan_device: r.cfg?.lan_device ??
 			v.netdev((type(raw) == 'string') ? raw : null) ?? DEFAULTS.lan_device
 	};
-}
-
-// Sessions our haproxy frontend holds now: the "scur" column of the
-// FRONTEND rows of "show stat".
-export function stat_sessions(text) {
-	let lines = split(text ?? '', '\n'), col = {}, total = null;
-
-	if (!length(lines) || substr(lines[0], 0, 2) != '# ')
-		return null;
-
-	let head = split(substr(lines[0], 2), ',');
-
-	for (let i = 0; i < length(head); i++)
-		col[head[i]] = i;
-
-	if (col.svname == null || col.scur == null)
-		return null;
-
-	for (let l in slice(lines, 1)) {
-		let f = split(l, ',');
-
-		if (f[col.svname] == 'FRONTEND' && match(f[col.scur] ?? '', /^[0-9]+$/))
-			total = (total ?? 0) + +f[col.scur];
-	}
-
-	return total;
-}
-
-// Optional: needs ucode's socket module (OpenWrt 24.10+) and a running
-// haproxy; any failure answers null.  500 ms at most.
-function sessions() {
-	if (stat(STATS_SOCKET)?.type != 'socket')
-		return null;
-
-	let socket;
-
-	try {
-		socket = require('socket');
-	}
-	catch (e) {
-		return null;
-	}
-
-	let s = socket.connect({ path: STATS_SOCKET }, null, null, 500);
-
-	if (!s)
-		return null;
-
-	let out = '';
-
-	// haproxy answers and closes; 64 reads of 64 KiB bound a runaway
-	for (let i = 0; i < 64 && (i > 0 || s.send('show stat\n') != null); i++) {
-		let ev = socket.poll(500, s);
-
-		if (!ev?.[0]?.[1])
-			break;
-
-		let chunk = s.recv(65536);
-
-		if (chunk == null || chunk == '')
-			break;
-
-		out += chunk;
-	}
-
-	s.close();
-
-	return stat_sessions(out);
 }
 
 // procd's view of our haproxy instance: true, false, or null without
@@ -503,72 +436,4 @@ export function audit_result(args) {
 		rtt_ms: rtt,
 		devices: out
 	};
-}
-
-// ---- live latency: forwarded to retermd's own object -----------------
-//
-// retermd (/usr/sbin/retermd) publishes "reterm.monitor"; these methods
-// pass the declared arguments through so that LuCI's ACLs on "reterm"
-// apply.  retermd validates them and answers { error, message } itself.
-
-export const MONITOR = 'reterm.monitor';
-
-// libubus' status texts -> our codes: only a missing object means that
-// retermd is not running; a refused argument is the caller's mistake.
-const UBUS_CODES = [
-	[ /Invalid argument/, 'invalid_argument', 'retermd refused the arguments of %s' ],
-	[ /Method not found/, 'internal', 'retermd does not know the method %s (an older version?)' ],
-	[ /Not found|Connection failed/, 'not_running', 'the latency monitor (retermd) is not running' ],
-	[ /timed out|No response/, 'internal', 'retermd did not answer %s in time' ],
-	[ /Permission denied/, 'internal', 'ubus denied the call to retermd\'s %s' ]
-];
-
-export function ubus_failure(method, text) {
-	for (let m in UBUS_CODES)
-		if (match(text ?? '', m[0]))
-			return error(m[1], m[2], method);
-
-	return error('internal', 'calling retermd\'s %s failed: %s', method, show(text ?? 'no reply'));
-}
-
-// Arguments the caller left out are not passed on as nulls: ubus would
-// refuse the whole call, and retermd applies its own defaults.
-function monitor(method, args) {
-	let conn = connect(), given = {};
-
-	if (!conn)
-		return error('not_running', 'ubus is not available, so the latency monitor (retermd) cannot be reached');
-
-	for (let k, v in args)
-		if (v != null)
-			given[k] = v;
-
-	let reply = conn.call(MONITOR, method, given);
-
-	return reply ?? ubus_failure(method, conn.error());
-}
-
-export function samples(args) {
-	return monitor('samples', { since: args.since, step: args.step });
-}
-
-export function test_start(args) {
-	return monitor('test_start', { download_url: args.download_url, upload_url: args.upload_url,
-		streams: args.streams });
-}
-
-export function test_status() {
-	return monitor('test_status', {});
-}
-
-export function test_stop() {
-	return monitor('test_stop', {});
-}
-
-export function results(args) {
-	return monitor('results', length(args.id) ? { id: args.id } : {});
-}
-
-export function monitor_status() {
-	return monitor('status', {});
 }

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The sampler service's guided tests (reterm.monitor.service): the ubus
+// methods test_start (the gap after the last test, the admin policy,
+// name resolution, the target checks, then reterm.monitor.test),
+// test_status, test_stop and results, one test at a time, and the kept
+// results (reterm.monitor.store).
+
+'use strict';
+
+import * as counters from 'reterm.monitor.counters';
+import * as args from 'reterm.monitor.args';
+import * as store from 'reterm.monitor.store';
+import * as gtest from 'reterm.monitor.test';
+import * as target from 'reterm.monitor.target';
+import { RESOLVE_TIMEOUT_MS } from 'reterm.monitor.resolve';
+
+// the guided test: a gap after each test (ended or stopped) before the
+// next may start, and how long a name may take to resolve (the
+// resolver's own limit and a little) before test_start refuses it
+export const TEST_GAP_MS = 30000, RESOLVE_GUARD_MS = RESOLVE_TIMEOUT_MS + 1000;
+
+// test_start's one answer for every refused target (the reason goes to
+// the log only: the reply must not tell what is there)
+export const REFUSED_TEXT = 'the test server is not allowed: test servers must be public Internet addresses ' +
+	'(every address the name resolves to) on port 80, 443 or 8080; a server on the local network can only be ' +
+	'allowed by the router\'s administrator (option test_server in /etc/config/reterm_admin)';
+
+function err(code, message) {
+	return { error: code, message };
+}
+
+// env: the service's (see reterm.monitor.service create())
+// cfg: the service's settings (read live: reflectors, wan, shaper; and
+// test_gap_ms)
+// hooks:
+//   wake()       a method call: keeps the service awake
+//   on_probe(r)  where the test's probes go as well (the live rows)
+//   pause()      a test starts: the monitor's own probing stops
+//   resume(ms)   a test ended (mono ms): the monitor's probing resumes
+export function create(env, cfg, hooks) {
+	let gap_ms = cfg.test_gap_ms ?? TEST_GAP_MS;
+	let saved = store.open(env.fs, { timer: env.timer, clock: env.clock, fsync: env.fsync, log: (m) => env.log?.(m) });
+	let test = null, results = saved.list();
+	let starting = null;	// a test_start waiting for name resolution
+	let last_end = null;	// mono ms when the last test ended
+
+	function log(msg) {
+		env.log?.(msg);
+	}
+
+	function test_done(result) {
+		results = saved.add(result);
+		log(sprintf('test %s finished: grade %s%s', result.id, result.grade ?? '-',
+			result.inconclusive ? ' (inconclusive)' : ''));
+
+		// monitor probing resumes on the next counter tick
+		last_end = env.clock.mono();
+		hooks.resume(last_end);
+	}
+
+	// seconds until the next test may start (0: now)
+	function gap_left() {
+		let ms = (last_end == null) ? 0 : last_end + gap_ms - env.clock.mono();
+
+		return (ms > 0) ? int((ms + 999) / 1000) : 0;
+	}
+
+	function refuse(url, why) {
+		log(sprintf('test_start refused: %s: %s', url.url, why));
+
+		return err('target_refused', REFUSED_TEXT);
+	}
+
+	function policy() {
+		let p = env.policy ? env.policy() : null;
+
+		for (let w in p?.warnings ?? [])
+			log(w);
+
+		return {
+			test_servers: p?.test_servers ?? [],
+			proxy_port: p?.proxy_port ?? target.PROXY_PORT,
+			own: null
+		};
+	}
+
+	// the checks after resolution (resolved: host -> addresses), then the
+	// test; the loads get the checked addresses (url.addrs) and connect
+	// to those only
+	function begin(a, pol, resolved) {
+		let urls = {};
+
+		pol.own = target.own(env.readfile?.('/proc/net/fib_trie'), env.readfile?.('/proc/net/if_inet6'));
+
+		for (let k in [ 'download_url', 'upload_url' ]) {
+			let u = a[k];
+			let addrs = (u.family != null) ? [ u.host ] : (resolved[u.host] ?? []);
+			let why = target.check_addrs(u, addrs, pol);
+
+			if (why != null)
+				return refuse(u, why);
+
+			urls[k] = { ...u, addrs };
+		}
+
+		hooks.wake();
+		hooks.pause();
+
+		let wan0 = cfg.wan;
+
+		test = gtest.run({
+			clock: env.clock,
+			timer: (ms, cb) => env.timer(ms, cb),
+			prober: env.prober,
+			load: env.load,
+			wan: wan0 ? () => counters.read_bytes(wan0, env.readfile) : null,
+			id: env.id
+		}, {
+			download_url: urls.download_url,
+			upload_url: urls.upload_url,
+			streams: a.streams,
+			reflectors: cfg.reflectors,
+			shaper: cfg.shaper,
+			wan: cfg.wan,
+			on_sample: hooks.on_probe,
+			on_done: test_done
+		});
+
+		return { started: true, id: test.id, total: gtest.total_secs(), phases: gtest.phases() };
+	}
+
+	return {
+		running: () => test && test.state() == 'running',
+		list: () => results,
+		// pending results to flash now (retermd on SIGTERM)
+		persist: () => saved.persist(),
+
+		methods: {
+			// reply(obj): for an answer that comes later.  With a host
+			// name the reply waits for its resolution (in a child
+			// process, the loop runs on): test_start then returns null
+			// and calls reply() once, from the loop (retermd defers the
+			// ubus reply).  IP addresses are answered at once.
+			test_start: function(a, reply) {
+				let c = args.check_args(a, args.SPEC.test_start);
+
+				if (c.error)
+					return c;
+
+				if (starting || (test && test.state() == 'running'))
+					return err('busy', 'a test is already running');
+
+				let wait = gap_left();
+
+				if (wait > 0)
+					return { error: 'too_soon', wait_s: wait,
+					         message: sprintf('the last test ended less than %d s ago: wait %d s and start again',
+					                          int(gap_ms / 1000), wait) };
+
+				let pol = policy(), u = c.args;
+
+				for (let k in [ 'download_url', 'upload_url' ]) {
+					let why = target.check_port(u[k], pol);
+
+					if (why != null)
+						return refuse(u[k], why);
+				}
+
+				let names = [];
+
+				for (let k in [ 'download_url', 'upload_url' ])
+					if (u[k].family == null && index(names, u[k].host) < 0)
+						push(names, u[k].host);
+
+				if (!length(names))
+					return begin(u, pol, {});
+
+				if (type(reply) != 'function' || !env.resolve)
+					return err('internal', 'host names cannot be resolved here; give the test server as an IP address');
+
+				let resolved = {}, left = length(names), answer = null, inside = true;
+				let me = { jobs: [], guard: null };
+
+				function conclude(r) {
+					if (starting !== me)
+						return;
+
+					starting = null;
+					me.guard?.cancel();
+
+					for (let j in me.jobs)
+						j?.cancel();
+
+					if (inside)
+						answer = r;
+					else
+						reply(r);
+				}
+
+				starting = me;
+				hooks.wake();
+				me.guard = env.timer(RESOLVE_GUARD_MS, () => {
+					me.guard = null;
+					conclude(refuse(u.download_url, sprintf('no answer from the resolver within %d s', RESOLVE_GUARD_MS / 1000)));
+				});
+
+				for (let n in names) {
+					let host = n;
+
+					push(me.jobs, env.resolve(host, (addrs, why) => {
+						if (starting !== me)
+							return;
+
+						if (addrs == null) {
+							let bad = (u.download_url.host == host) ? u.download_url : u.upload_url;
+
+							return conclude(refuse(bad, sprintf('%s %s', host, why ?? 'does not resolve')));
+						}
+
+						resolved[host] = addrs;
+
+						if (--left == 0)
+							conclude(begin(u, pol, resolved));
+					}));
+				}
+
+				inside = false;
+
+				return answer;
+			},
+
+			test_status: function(a) {
+				let c = args.check_args(a, args.SPEC.test_status);
+
+				if (c.error)
+					return c;
+
+				hooks.wake();
+
+				return test ? test.status() : { state: 'idle' };
+			},
+
+			test_stop: function(a) {
+				let c = args.check_args(a, args.SPEC.test_stop);
+
+				if (c.error)
+					return c;
+
+				if (!test || test.state() != 'running')
+					return err('not_running', 'no test is running');
+
+				test.stop();
+
+				return test.status();
+			},
+
+			results: function(a) {
+				let c = args.check_args(a, args.SPEC.results);
+
+				if (c.error)
+					return c;
+
+				if (c.args.id != null) {
+					for (let r in results)
+						if (r.id == c.args.id)
+							return { result: r };
+
+					return err('not_found', sprintf('no result with id %J', c.args.id));
+				}
+
+				return { results: map(results, store.summary) };
+			}
+		}
+	};
+}

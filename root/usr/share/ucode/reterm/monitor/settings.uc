@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The sampler service's settings (reterm.monitor.service): the monitor
+// settings from uci and sqm (load_config, read at start and on
+// `reload`) and what the guided test may reach (load_policy, read at
+// each test_start).  Invalid values fall back to defaults and are
+// reported as warnings.
+
+'use strict';
+
+import * as counters from 'reterm.monitor.counters';
+import * as args from 'reterm.monitor.args';
+import * as store from 'reterm.monitor.store';
+import * as target from 'reterm.monitor.target';
+import { netdev } from 'reterm.validate';
+
+export const DEFAULT_REFLECTORS = [ '1.1.1.1', '9.9.9.9', '8.8.8.8', '2606:4700:4700::1111' ];
+
+// The admin-only test server and the proxy port, read at each test_start
+// (no reload needed):
+//   reterm_admin.monitor.test_server   host names or IP addresses (option
+//                                      or list) that may be private and
+//                                      use any port
+//   reterm.main.port                   reterm's proxy listener, never a
+//                                      target on this router
+// -> { test_servers: [ canonical hosts ], proxy_port, warnings }
+export function load_policy(cursor) {
+	let out = { test_servers: [], proxy_port: target.PROXY_PORT, warnings: [] };
+	let v = cursor.get('reterm_admin', 'monitor', 'test_server');
+
+	for (let h in (type(v) == 'array') ? v : (type(v) == 'string') ? split(trim(v), /[ \t]+/) : []) {
+		let c = args.ip(h) ?? args.hostname(h);
+
+		if (c == null)
+			push(out.warnings, sprintf('reterm_admin test_server %J is not a host name or IP address, ignored', h));
+		else if (index(out.test_servers, c) < 0)
+			push(out.test_servers, c);
+	}
+
+	let p = cursor.get('reterm', 'main', 'port');
+
+	if (p != null && match(p, /^[1-9][0-9]{0,4}$/) && +p <= 65535)
+		out.proxy_port = +p;
+
+	return out;
+}
+
+// Monitor settings from uci (`config monitor 'monitor'` in
+// /etc/config/reterm) and sqm; invalid values fall back to defaults and
+// are reported in .warnings.
+//   { enabled, reflectors, prober, wan, shaper {rx, tx} | null,
+//     cake { dl, ul } (devices), warnings }
+export function load_config(cursor, wan_lookup) {
+	let s = cursor.get_all('reterm', 'monitor') ?? {};
+	let warnings = [], cfg = { enabled: s.enabled != '0' };
+
+	let refl = s.reflector;
+
+	if (type(refl) == 'string')
+		refl = [ refl ];
+
+	cfg.reflectors = [];
+
+	for (let r in refl ?? []) {
+		let ip = args.ip(r);
+
+		if (ip == null)
+			push(warnings, sprintf('reflector %J is not an IP address, ignored', r));
+		else if (index(cfg.reflectors, ip) < 0)
+			push(cfg.reflectors, ip);
+	}
+
+	if (!length(cfg.reflectors))
+		cfg.reflectors = [ ...DEFAULT_REFLECTORS ];
+
+	cfg.prober = s.prober ?? 'auto';
+
+	if (index([ 'auto', 'fping', 'icmp', 'ping' ], cfg.prober) < 0) {
+		push(warnings, sprintf('prober %J unknown, using auto', cfg.prober));
+		cfg.prober = 'auto';
+	}
+
+	// results live in one fixed place (reterm.monitor.store); the old
+	// option's default was that place
+	if (s.results != null && s.results != store.FLASH_PATH)
+		push(warnings, sprintf('option results %J is no longer used: results are kept in %s and %s',
+			s.results, store.RAM_PATH, store.FLASH_PATH));
+
+	// the app's LuCI users may write /etc/config/reterm: not there
+	if (s.test_server != null)
+		push(warnings, 'option test_server in /etc/config/reterm is ignored: it belongs in /etc/config/reterm_admin');
+
+	let queues = [];
+
+	try {
+		queues = counters.sqm_queues(cursor);
+	}
+	catch (e) {
+		queues = [];
+	}
+
+	let want = null;
+
+	if (s.wan_device != null) {
+		want = netdev(s.wan_device);
+
+		if (want == null)
+			push(warnings, sprintf('wan_device %J is not a device name, ignored', s.wan_device));
+	}
+
+	let q = null;
+
+	for (let x in queues)
+		if (want == null || x.iface == want) {
+			q = x;
+			break;
+		}
+
+	cfg.wan = want ?? q?.iface ?? (wan_lookup ? wan_lookup() : null);
+	cfg.shaper = (q && (q.download_bps || q.upload_bps)) ? { rx: q.download_bps, tx: q.upload_bps } : null;
+	cfg.cake = (q && q.qdisc == 'cake') ? { dl: q.ifb, ul: q.iface } : null;
+	cfg.warnings = warnings;
+
+	return cfg;
+}
