@@ -102,6 +102,9 @@ CHECKS = {
          lambda m: all(
              m["sampler_probes_per_s" + k] >= 4.5 and m["sampler_rows" + k] >= 20
              for k in ("", "_no_tc"))),
+        # merged from the browser tier's benchmark (tests/browser/out/bench.json)
+        ("the charts redraw 600 points within one 60 Hz frame (16.7 ms)",
+         lambda m: 0 < m["redraw_frame_share"] <= 1),
         ("sampler rows carry CAKE columns from the batch tc (none with --no-cake)",
          lambda m: m["sampler_tc_batch"] == 1 and m["sampler_cake_rows"] >= 20
          and m["sampler_cake_rows_no_tc"] == 0),
