@@ -231,3 +231,39 @@ describe('kbitFromMbit / mbitFromKbit (sqm stores kbit/s integers)', () => {
 			expect(units.mbitFromKbit(v)).toBeNull();
 	});
 });
+
+describe('formatMs', () => {
+	it('one decimal with the translated unit', () => {
+		expect(units.formatMs(14.66)).toBe('14.7 ms');
+		expect(units.formatMs(0)).toBe('0.0 ms');
+		expect(units.formatMs(1234)).toBe('1234.0 ms');
+	});
+	it('signed: + for a rise or zero, a real minus sign for a fall', () => {
+		expect(units.formatMs(3, true)).toBe('+3.0 ms');
+		expect(units.formatMs(0, true)).toBe('+0.0 ms');
+		expect(units.formatMs(-0.04, true)).toBe('+0.0 ms');
+		expect(units.formatMs(-209.46, true)).toBe('−209.5 ms');
+	});
+	it.each([null, undefined, '5', NaN, Infinity, -Infinity, {}, [5]])('refuses %j', v => {
+		expect(units.formatMs(v)).toBeNull();
+		expect(units.formatMs(v, true)).toBeNull();
+	});
+	it('refuses a negative value unless signed', () => {
+		expect(units.formatMs(-1)).toBeNull();
+	});
+});
+
+describe('formatPercent', () => {
+	it('a fraction as per cent with the given decimals', () => {
+		expect(units.formatPercent(0.284)).toBe('28.4 %');
+		expect(units.formatPercent(1)).toBe('100.0 %');
+		expect(units.formatPercent(-0.094, 0)).toBe('-9 %');
+		expect(units.formatPercent(0.5, 2)).toBe('50.00 %');
+	});
+	it.each([null, '0.5', NaN, Infinity])('refuses %j', v => {
+		expect(units.formatPercent(v)).toBeNull();
+	});
+	it.each([-1, 7, 1.5, '1'])('refuses %j digits', d => {
+		expect(units.formatPercent(0.5, d)).toBeNull();
+	});
+});

@@ -253,6 +253,44 @@ return baseclass.extend({
 	},
 
 	/**
+	 * Milliseconds with one decimal: "14.7 ms"; signed: "+3.0 ms",
+	 * "+0.0 ms", "−2.5 ms" (a real minus sign; a value that rounds to
+	 * zero gets "+"). The unit goes through the translation ('%s ms').
+	 *
+	 * @param {number} ms any finite JS number (negative only if signed)
+	 * @param {boolean} [signed] show the sign of a change
+	 * @returns {string|null} null for non-numbers, NaN/Infinity and, when
+	 *   not signed, negative values
+	 */
+	formatMs: function(ms, signed) {
+		if (typeof ms !== 'number' || !isFinite(ms) || (!signed && ms < 0))
+			return null;
+
+		var text = Math.abs(ms).toFixed(1),
+		    sign = !signed ? '' : (ms < 0 && +text !== 0) ? '−' : '+';
+
+		return _('%s ms').format(sign + text);
+	},
+
+	/**
+	 * A fraction as a percentage: 0.284 → "28.4 %" (digits decimals).
+	 *
+	 * @param {number} fraction any finite JS number (1 = 100 %)
+	 * @param {number} [digits=1] decimals, 0-6
+	 * @returns {string|null} null for non-numbers, NaN/Infinity or bad
+	 *   digits
+	 */
+	formatPercent: function(fraction, digits) {
+		var d = (digits === undefined) ? 1 : digits;
+
+		if (typeof fraction !== 'number' || !isFinite(fraction) ||
+		    typeof d !== 'number' || d % 1 !== 0 || d < 0 || d > 6)
+			return null;
+
+		return (fraction * 100).toFixed(d) + ' %';
+	},
+
+	/**
 	 * Mbit/s → the kbit/s integer sqm stores. Rounds to the nearest
 	 * kbit/s, but a positive rate never becomes 0 (which sqm reads as
 	 * "shaping off"): 0.0004 → 1. 0 stays 0.
