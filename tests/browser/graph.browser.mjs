@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
- * Real-Chromium check of the dashboard charts (reterm/graph.js with
- * grade.js, ring.js, graph.css), no LuCI files:
+ * Real-Chromium check of the dashboard charts (reterm/graphgeom.js,
+ * graphchart.js, graphlive.js and graphresult.js with grade.js, ring.js,
+ * units.js, graph.css), no LuCI files:
  *
  *   node tests/browser/graph.browser.mjs
  *
  * - Serves a page on a routed fake origin (http://reterm.test/): the
- *   module files from htdocs/, graph.css (linked by graph.js itself via
+ *   module files from htdocs/, graph.css (linked by graphchart.js itself via
  *   L.resource), the harness' baseclass/i18n fakes as ES modules and the
  *   fixture tests/browser/fixtures/samples-600.json.
  * - A minimal in-page LuCI-format loader: node reads each module's
@@ -77,7 +78,8 @@ ${LOADER}
 /* in the page: build the dashboard from the fixture */
 async function render(page) {
 	return page.evaluate(async () => {
-		const graph = window.__mod('reterm.graph'), ringMod = window.__mod('reterm.ring'), grade = window.__mod('reterm.grade');
+		const gl = window.__mod('reterm.graphlive'), gr = window.__mod('reterm.graphresult');
+		const ringMod = window.__mod('reterm.ring'), grade = window.__mod('reterm.grade');
 		const fx = await (await fetch('/fixtures/samples-600.json')).json();
 		const live = ringMod.create({ step: 1, span: 600 });
 		const merged = live.merge(fx.reply);
@@ -94,17 +96,17 @@ async function render(page) {
 			return chart;
 		};
 
-		const strip = section('Latency under load', graph.latencyStrip({ height: 200 }));
+		const strip = section('Latency under load', gl.latencyStrip({ height: 200 }));
 		strip.update(live.points(), { from: range.from, to: range.to, base: info.base });
 
-		const tput = section('WAN throughput', graph.throughput({ height: 170 }));
+		const tput = section('WAN throughput', gl.throughput({ height: 170 }));
 		tput.update(live.points(), { from: range.from, to: range.to, shaper: info.shaper });
 
-		const cake = section('CAKE', graph.cake({ height: 150 }));
+		const cake = section('CAKE', gl.cake({ height: 150 }));
 		cake.update(live.points(), { from: range.from, to: range.to });
 
 		const t = fx.test;
-		const phases = section('Guided test', graph.phases({ height: 190 }));
+		const phases = section('Guided test', gr.phases({ height: 190 }));
 		phases.update({ phases: t.phases, samples: t.samples, baseline: t.baseline });
 
 		const row = document.createElement('div');
@@ -116,10 +118,10 @@ async function render(page) {
 			return { name, values: t.samples.filter(s => s.t >= ph.start * 1000 && s.t < ph.end * 1000 && s.rtt !== null)
 				.map(s => Math.max(0, s.rtt - t.baseline)) };
 		});
-		const cdf = section('Latency distribution', graph.cdf({ width: 420, height: 200 }), row);
+		const cdf = section('Latency distribution', gr.cdf({ width: 420, height: 200 }), row);
 		cdf.update(series);
 
-		const empty = section('Empty state', graph.latencyStrip({ width: 420, height: 200 }), row);
+		const empty = section('Empty state', gl.latencyStrip({ width: 420, height: 200 }), row);
 		empty.update([], {});
 
 		window.__charts = { strip, tput, cake, phases, cdf, empty, live };
@@ -143,7 +145,7 @@ async function inspect(page) {
 		const pts = c.live.points();
 
 		return {
-			loaded: !!document.querySelector('link[data-reterm-graph]'),
+			loaded: !!document.querySelector('link[data-reterm-css="reterm/graph.css"]'),
 			svgRole: [...document.querySelectorAll('svg.reterm-graph-svg')].map(x => [x.getAttribute('role'), x.getAttribute('aria-label')]),
 			medD: d(s.querySelector('path.reterm-s-med')),
 			rangeD: d(s.querySelector('path.reterm-s-range')),
@@ -173,7 +175,7 @@ async function inspect(page) {
 /* in the page: redraw benchmark */
 async function bench(page) {
 	return page.evaluate(() => {
-		const graph = window.__mod('reterm.graph'), ringMod = window.__mod('reterm.ring');
+		const gl = window.__mod('reterm.graphlive'), ringMod = window.__mod('reterm.ring');
 		const fx = window.__fixture;
 		const all = ringMod.create({ step: 1, span: 3600 });
 		all.merge(fx.reply);
@@ -214,9 +216,9 @@ async function bench(page) {
 			return { live: median(live), full: median(full), n: windows[10].pts.length };
 		};
 
-		const strip = graph.latencyStrip();
+		const strip = gl.latencyStrip();
 		host.appendChild(strip.node);
-		const tput = graph.throughput();
+		const tput = gl.throughput();
 		host.appendChild(tput.node);
 
 		const res = { strip: run(strip, { base: 22.1 }), tput: run(tput, { shaper: fx.reply.shaper }) };
@@ -228,12 +230,13 @@ async function bench(page) {
 async function main() {
 	await runPage({ check, finish, html: PAGE, files: { '/fixtures/samples-600.json': FIXTURE }, viewport: { width: 900, height: 800 } }, async (page, errors) => {
 
-		const mods = moduleList(['reterm.grade', 'reterm.ring', 'reterm.graph']);
+		const names = ['reterm.grade', 'reterm.ring', 'reterm.units', 'reterm.graphgeom', 'reterm.graphchart', 'reterm.graphlive', 'reterm.graphresult'];
+		const mods = moduleList(['reterm.ring', 'reterm.graphlive', 'reterm.graphresult']);
 		const loaded = await page.evaluate(m => window.__load(m), mods);
-		check('in-page loader instantiates grade, ring and graph', ['reterm.grade', 'reterm.ring', 'reterm.graph'].every(n => loaded.includes(n)), loaded);
+		check('in-page loader instantiates grade, ring, units and the four graph modules', names.every(n => loaded.includes(n)), loaded);
 
 		const r = await render(page);
-		/* graph.css is linked by graph.js; wait until it applies */
+		/* graph.css is linked by graphchart.js; wait until it applies */
 		await page.waitForFunction(() => getComputedStyle(document.querySelector('.reterm-graph')).getPropertyValue('--reterm-med').trim() !== '');
 		await page.evaluate(() => fetch('/fixtures/samples-600.json').then(x => x.json()).then(j => { window.__fixture = j; }));
 

@@ -71,6 +71,10 @@ export const LOADER = `
   };
   window.__mod = name => cache[name];`;
 
+/* node modules the harness fakes import, as browser stand-ins (served from
+ * tests/browser/shims/) */
+export const IMPORT_MAP = '<script type="importmap">{"imports": {"node:net": "/shims/node-net.mjs"}}</script>';
+
 /* a stand-in for LuCI's bootstrap theme: just what the views' markup uses */
 export const THEME = `
   html { background: #f4f5f7; }
@@ -87,6 +91,7 @@ export const THEME = `
   .cbi-value-field { flex: 1 1 auto; }
   .cbi-value-field input[type=text] { width: 420px; padding: 5px 8px; border: 1px solid #c4cad2; border-radius: 3px; font: inherit; }
   #reterm-streams { width: 60px !important; }
+  .cbi-input-invalid, .cbi-value-field input.cbi-input-invalid { border-color: #dc2626; color: #b91c1c; }
   .cbi-value-description { font-size: 12px; opacity: .7; margin-top: 2px; }
   .cbi-button { font: inherit; padding: 6px 16px; border-radius: 3px; border: 1px solid #b8c0ca; background: #f3f4f6; cursor: pointer; }
   .cbi-button-apply { background: #2563eb; border-color: #1d4ed8; color: #fff; }
@@ -116,10 +121,12 @@ export const THEME = `
  * module script with LuCI's environment: E(), dom, view, L, the harness
  * fakes for rpc, uci, poll and ui (window.__env), the loader's `cache`
  * and window.__load/__mod. script runs before the loader is installed;
- * it may import more fakes and extend L, cache and window.__env. */
+ * it may import more fakes and extend L, cache and window.__env (e.g.
+ * FORM_SCRIPT). The harness' datatypes.js (imported by the ui and form
+ * fakes) imports node:net: IMPORT_MAP points it to a browser stand-in. */
 export function viewPage({ title, crumb, extraCss = '', script = '' }) {
 	return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${title}</title><style>${THEME}${extraCss}</style></head>
+<html lang="en"><head><meta charset="utf-8">${IMPORT_MAP}<title>${title}</title><style>${THEME}${extraCss}</style></head>
 <body><header>OpenWrt <span>${crumb}</span></header>
 <div id="maincontent"><div id="view"></div></div>
 <script type="module">
@@ -198,6 +205,14 @@ ${script}${LOADER}
 </script></body></html>`;
 }
 
+/* page script lines adding the form fake to the page's modules (after
+ * E, dom, uci and ui exist) */
+export const FORM_SCRIPT = `
+  const { createForm } = await import('/harness/fakes/form.js');
+  const form = createForm({ Class, E, dom, uci, ui, _ });
+  cache.form = form;
+  window.__env.form = form;`;
+
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
 
 /* the fake origin: html at /, htdocs modules, harness fakes, and files (path → file) */
@@ -216,6 +231,8 @@ function router(html, files) {
 			file = join(REPO_ROOT, 'htdocs', url.pathname);
 		else if (url.pathname.startsWith('/harness/fakes/'))
 			file = join(REPO_ROOT, 'tests/js', url.pathname);
+		else if (url.pathname.startsWith('/shims/'))
+			file = join(REPO_ROOT, 'tests/browser', url.pathname);
 		else if (Object.prototype.hasOwnProperty.call(files, url.pathname))
 			file = files[url.pathname];
 

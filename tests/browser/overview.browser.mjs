@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
  * Real-Chromium check of the Overview view (view/reterm/overview.js with
- * reterm.monitor, graph, ring, grade, units), without a router:
+ * its panels reterm.overviewlive/test/compare/result, reterm.testrun,
+ * monitor, graph*, ring, grade, units and overview.css), without a
+ * router:
  *
  *   node tests/browser/overview.browser.mjs
  *
@@ -10,13 +12,16 @@
  *   recorded retermd replies tests/js/fixtures/overview.json.
  * - In the page: LuCI's `rpc`, `uci`, `poll` and `ui` are the harness
  *   fakes (rpc answers from the fixture, poll has no timers: the check
- *   ticks it), `dom` and `view` are small real-DOM stand-ins, and a
+ *   ticks it), so is `form`, `dom` and `view` are small real-DOM stand-ins, and a
  *   luci.js-style loader wraps each module as
  *   function(window, document, L, <aliases>) and instantiates it.
  * - Walks the whole flow: live graphs → start a test → progress through
- *   the phases → graded result → compare two results; checks the DOM
- *   and the computed styles; screenshots tests/browser/out/overview.png
- *   (light), overview-dark.png and overview-progress.png (mid-test).
+ *   the phases → graded result → compare two results, with the test
+ *   settings form (an invalid URL marked as LuCI marks it, a changed
+ *   setting staged); checks the DOM and the computed styles of
+ *   overview.css; screenshots tests/browser/out/overview.png (light),
+ *   overview-dark.png, overview-progress.png (mid-test) and
+ *   overview-invalid.png (the refused URL).
  *
  * Prints "ok - …" / "not ok - …" lines and "overview: N passed, N
  * failed"; exits 1 on failure. Needs /usr/bin/chromium and
@@ -24,14 +29,15 @@
  */
 
 import { join } from 'node:path';
-import { reporter, moduleList, runPage, viewPage, OUT, REPO_ROOT } from './lib.mjs';
+import { reporter, moduleList, runPage, viewPage, OUT, REPO_ROOT, FORM_SCRIPT } from './lib.mjs';
 
 const FIXTURE = join(REPO_ROOT, 'tests/js/fixtures/overview.json');
-const BUILTINS = new Set(['baseclass', 'view', 'dom', 'poll', 'rpc', 'uci', 'ui']);
+const BUILTINS = new Set(['baseclass', 'view', 'dom', 'poll', 'rpc', 'uci', 'ui', 'form']);
 
 const { check, finish } = reporter('overview');
 
-const PAGE = viewPage({ title: 'reterm overview', crumb: 'Network › Re-termination › Overview' });
+const PAGE = viewPage({ title: 'reterm overview', crumb: 'Network › Re-termination › Overview',
+	script: FORM_SCRIPT });
 
 /* in the page: the router's config and the recorded daemon */
 async function stubRouter(page) {
@@ -76,7 +82,8 @@ async function main() {
 		const mods = moduleList(['view.reterm.overview'], BUILTINS);
 		const loaded = await page.evaluate(m => window.__load(m), mods);
 		check('in-page loader instantiates the view and its modules',
-			['reterm.monitor', 'reterm.graph', 'reterm.ring', 'view.reterm.overview'].every(n => loaded.includes(n)), loaded);
+			['reterm.monitor', 'reterm.testrun', 'reterm.graphlive', 'reterm.graphresult', 'reterm.ring', 'reterm.overviewlive',
+			 'reterm.overviewtest', 'reterm.overviewcompare', 'view.reterm.overview'].every(n => loaded.includes(n)), loaded);
 
 		await page.evaluate(() => window.__mod('view.reterm.overview').ready);
 		await page.waitForFunction(() => {
@@ -112,25 +119,58 @@ async function main() {
 		/* a poll tick merges new rows */
 		const tick = await page.evaluate(async () => {
 			const rows = () => document.querySelectorAll('.reterm-graph-latency tbody tr').length;
-			const view = window.__mod('view.reterm.overview'), before = view.live.since();
+			const view = window.__mod('view.reterm.overview'), before = view.live.ring.since();
 			await window.__env.poll.tick();
-			return { asked: window.__router.since.at(-1), before, after: view.live.since(), rows: rows(), points: view.live.points().length };
+			return { asked: window.__router.since.at(-1), before, after: view.live.ring.since(), rows: rows(), points: view.live.ring.points().length };
 		});
 		check('poll tick: asks since the newest row and merges the delta', tick.asked === tick.before && tick.after > tick.before &&
 			tick.rows === tick.points, tick);
 
+		/* ---- the page's style sheet ---- */
+		const css = await page.evaluate(() => ({
+			href: document.querySelector('link[data-reterm-css="reterm/overview.css"]')?.getAttribute('href'),
+			line: getComputedStyle(document.querySelector('.reterm-ov')).getPropertyValue('--reterm-ov-d').trim()
+		}));
+		check('overview.css linked through L.resource and applied (light)', css.href === '/luci-static/resources/reterm/overview.css' &&
+			css.line === '#b91c1c', css);
+
+		/* ---- the test settings: LuCI's form on uci reterm.monitor ---- */
+		const DL_FIELD = '[id="cbid.reterm.monitor.download_url"]';
+		await page.locator(DL_FIELD).fill('https://speed.example.net/10G');
+		await page.locator(DL_FIELD).blur();
+		await page.click('.reterm-ov-start');
+		const bad = await page.evaluate(sel => {
+			const f = document.querySelector(sel);
+			return { invalid: f.classList.contains('cbi-input-invalid'), tip: f.getAttribute('data-tooltip'),
+				border: getComputedStyle(f).borderTopColor, msg: document.querySelector('.reterm-ov-test-msg').textContent,
+				started: window.__env.rpc.calls.filter(c => c.method === 'test_start').length };
+		}, DL_FIELD);
+		check('form: an https:// URL is marked invalid with LuCI\'s tooltip, Start refuses it and sends nothing', bad.invalid &&
+			/^Use http:\/\//.test(bad.tip) && bad.border === 'rgb(220, 38, 38)' && /^Download URL: Use http:\/\//.test(bad.msg) && bad.started === 0, bad);
+		await page.locator('.reterm-ov-test').screenshot({ path: join(OUT, 'overview-invalid.png') });
+
+		await page.locator(DL_FIELD).fill('http://192.0.2.10/bytes/1000000000');
+		await page.locator(DL_FIELD).blur();
+		await page.locator('[id="cbid.reterm.monitor.streams"]').fill('8');
+		await page.locator('[id="cbid.reterm.monitor.streams"]').blur();
+		const fixed = await page.evaluate(sel => !document.querySelector(sel).classList.contains('cbi-input-invalid'), DL_FIELD);
+		check('form: a valid URL clears the mark', fixed);
+
 		/* ---- the test ---- */
 		await page.click('.reterm-ov-start');
-		await page.waitForFunction(() => getComputedStyle(document.querySelector('.reterm-ov-progress')).display !== 'none');
+		await page.waitForFunction(() => getComputedStyle(document.querySelector('.reterm-run-progress')).display !== 'none');
 		const started = await page.evaluate(() => ({
 			params: window.__env.rpc.calls.filter(c => c.method === 'test_start').map(c => c.params),
+			staged: window.__env.uci.stagedChanges(),
 			start: document.querySelector('.reterm-ov-start').disabled,
 			stop: document.querySelector('.reterm-ov-stop').disabled,
-			text: document.querySelector('.reterm-ov-progress-text').textContent,
+			text: document.querySelector('.reterm-run-progress-text').textContent,
 			polls: window.__env.poll.queue.map(e => e.interval)
 		}));
-		check('start: test_start with the stored URLs and 4 streams', JSON.stringify(started.params) ===
-			JSON.stringify([{ download_url: 'http://192.0.2.10/bytes/1000000000', upload_url: 'http://192.0.2.10/upload', streams: 4 }]), started.params);
+		check('start: test_start with the stored URLs and the 8 streams typed', JSON.stringify(started.params) ===
+			JSON.stringify([{ download_url: 'http://192.0.2.10/bytes/1000000000', upload_url: 'http://192.0.2.10/upload', streams: 8 }]), started.params);
+		check('start: the changed setting is staged in uci reterm.monitor', JSON.stringify(started.staged) ===
+			JSON.stringify({ reterm: [['set', 'monitor', 'streams', '8']] }), started.staged);
 		check('start: Start disabled, Stop enabled, test polled every second', started.start && !started.stop && started.polls.join() === '2,1', started);
 
 		const steps = [];
@@ -139,7 +179,7 @@ async function main() {
 				window.__router.status = window.__router.fx.test.running[i];
 				await window.__env.poll.tick();
 				const bar = document.querySelector('.cbi-progressbar');
-				return { text: document.querySelector('.reterm-ov-progress-text').textContent.split(' · ')[0],
+				return { text: document.querySelector('.reterm-run-progress-text').textContent.split(' · ')[0],
 				         width: bar.firstElementChild.getBoundingClientRect().width / bar.getBoundingClientRect().width };
 			}, i);
 			steps.push(s);
@@ -165,9 +205,9 @@ async function main() {
 				rpm: document.querySelector('.reterm-ov-rpm').textContent,
 				phases: document.querySelectorAll('.reterm-ov-result .reterm-graph-phases rect.reterm-phase').length,
 				cdf: document.querySelectorAll('.reterm-ov-result .reterm-graph-cdf path.reterm-s-cdf').length,
-				text: document.querySelector('.reterm-ov-progress-text').textContent,
+				text: document.querySelector('.reterm-run-progress-text').textContent,
 				polls: window.__env.poll.queue.map(e => e.interval),
-				running: view.running
+				running: view.test.running
 			};
 		});
 		check('result: grades D (overall), D (download), C (upload)', result.grades.join() === 'D,D,C', result.grades);

@@ -2,15 +2,17 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { createHarness } from './harness/loader.js';
 
 /* Geometry is pure and tested directly; the charts are built on the
- * harness' tiny DOM (no createElementNS there: graph.js falls back to
+ * harness' tiny DOM (no createElementNS there: graphchart.js falls back to
  * createElement, so the structure can be checked, not the rendering —
  * tests/browser/graph.browser.mjs does that in Chromium). */
 
-let graph, h;
+let geom, live, result, h;
 
 beforeAll(async () => {
 	h = createHarness();
-	graph = await h.require('reterm.graph');
+	geom = await h.require('reterm.graphgeom');
+	live = await h.require('reterm.graphlive');
+	result = await h.require('reterm.graphresult');
 });
 
 const T = 1718000000;
@@ -28,7 +30,7 @@ const id = v => v;
 
 describe('scale', () => {
 	it('maps the domain linearly onto the range, and back', () => {
-		const s = graph.scale([0, 100], [200, 0]);
+		const s = geom.scale([0, 100], [200, 0]);
 		expect(s(0)).toBe(200);
 		expect(s(25)).toBe(150);
 		expect(s(100)).toBe(0);
@@ -39,25 +41,25 @@ describe('scale', () => {
 	});
 
 	it('a zero-width domain maps to the middle of the range', () => {
-		const s = graph.scale([5, 5], [0, 100]);
+		const s = geom.scale([5, 5], [0, 100]);
 		expect(s(5)).toBe(50);
 		expect(s(99)).toBe(50);
 		expect(s.ticks()).toEqual([5]);
 	});
 
 	it('replaces an invalid domain or range by [0, 1]', () => {
-		expect(graph.scale([NaN, 3], [0, 10])(0.5)).toBe(5);
-		expect(graph.scale(null, [0, 10])(1)).toBe(10);
-		expect(graph.scale([0, 10], 'x')(5)).toBe(0.5);
+		expect(geom.scale([NaN, 3], [0, 10])(0.5)).toBe(5);
+		expect(geom.scale(null, [0, 10])(1)).toBe(10);
+		expect(geom.scale([0, 10], 'x')(5)).toBe(0.5);
 	});
 
 	it('nice() widens the domain to tick multiples', () => {
-		expect(graph.scale([0, 87], [0, 1]).nice(4).domain).toEqual([0, 100]);
-		expect(graph.scale([0, 263], [0, 1]).nice(4).domain).toEqual([0, 300]);
-		expect(graph.scale([0, 0.27], [0, 1]).nice(4).domain).toEqual([0, 0.3]);
-		expect(graph.scale([13, 47], [0, 1]).nice(4).domain).toEqual([10, 50]);
-		expect(graph.scale([0, 100], [0, 1]).nice(4).domain).toEqual([0, 100]);
-		expect(graph.scale([7, 7], [0, 1]).nice(4).domain).toEqual([7, 7]);
+		expect(geom.scale([0, 87], [0, 1]).nice(4).domain).toEqual([0, 100]);
+		expect(geom.scale([0, 263], [0, 1]).nice(4).domain).toEqual([0, 300]);
+		expect(geom.scale([0, 0.27], [0, 1]).nice(4).domain).toEqual([0, 0.3]);
+		expect(geom.scale([13, 47], [0, 1]).nice(4).domain).toEqual([10, 50]);
+		expect(geom.scale([0, 100], [0, 1]).nice(4).domain).toEqual([0, 100]);
+		expect(geom.scale([7, 7], [0, 1]).nice(4).domain).toEqual([7, 7]);
 	});
 });
 
@@ -72,12 +74,12 @@ describe('ticks', () => {
 		[-10, 10, 4, [-10, -5, 0, 5, 10]],
 		[0, 25e6, 5, [0, 5e6, 10e6, 15e6, 20e6, 25e6]]
 	])('ticks(%d, %d, %d)', (lo, hi, n, want) => {
-		expect(graph.ticks(lo, hi, n)).toEqual(want);
+		expect(geom.ticks(lo, hi, n)).toEqual(want);
 	});
 
 	it('steps are 1, 2 or 5 × 10^k', () => {
 		for (const span of [0.003, 0.7, 3, 17, 99, 450, 1234, 987654]) {
-			const step = graph.tickStep(0, span, 5);
+			const step = geom.tickStep(0, span, 5);
 			const mant = step / Math.pow(10, Math.floor(Math.log10(step)));
 			expect([1, 2, 5, 10]).toContain(Math.round(mant * 1e9) / 1e9);
 			expect(span / step).toBeGreaterThanOrEqual(2);
@@ -86,24 +88,24 @@ describe('ticks', () => {
 	});
 
 	it('empty and invalid intervals', () => {
-		expect(graph.ticks(4, 4)).toEqual([4]);
-		expect(graph.ticks(NaN, 4)).toEqual([]);
-		expect(graph.tickStep(1, 1, 5)).toBe(0);
+		expect(geom.ticks(4, 4)).toEqual([4]);
+		expect(geom.ticks(NaN, 4)).toEqual([]);
+		expect(geom.tickStep(1, 1, 5)).toBe(0);
 	});
 
 	it('timeTicks: a 10-minute live strip gets 2-minute ticks anchored at now', () => {
-		expect(graph.timeTicks(T - 600, T, 6)).toEqual({ step: 120, values: [T - 600, T - 480, T - 360, T - 240, T - 120, T] });
-		expect(graph.timeTicks(T - 60, T, 6).step).toBe(10);
-		expect(graph.timeTicks(T - 3600, T, 6).step).toBe(600);
-		expect(graph.timeTicks(T - 86400, T, 6).step).toBe(21600);
-		expect(graph.timeTicks(0, 44, 8, 0)).toEqual({ step: 10, values: [0, 10, 20, 30, 40] });
-		expect(graph.timeTicks(5, 5, 6)).toEqual({ step: 0, values: [] });
+		expect(geom.timeTicks(T - 600, T, 6)).toEqual({ step: 120, values: [T - 600, T - 480, T - 360, T - 240, T - 120, T] });
+		expect(geom.timeTicks(T - 60, T, 6).step).toBe(10);
+		expect(geom.timeTicks(T - 3600, T, 6).step).toBe(600);
+		expect(geom.timeTicks(T - 86400, T, 6).step).toBe(21600);
+		expect(geom.timeTicks(0, 44, 8, 0)).toEqual({ step: 10, values: [0, 10, 20, 30, 40] });
+		expect(geom.timeTicks(5, 5, 6)).toEqual({ step: 0, values: [] });
 	});
 
 	it('labels relative times', () => {
-		expect([0, 30, 90, 120, 600, 3600, 5400, 7200, 21600].map(s => graph.agoLabel(s)))
+		expect([0, 30, 90, 120, 600, 3600, 5400, 7200, 21600].map(s => geom.agoLabel(s)))
 			.toEqual(['now', '−30 s', '−90 s', '−2 min', '−10 min', '−60 min', '−90 min', '−2 h', '−6 h']);
-		expect(graph.clock(T)).toMatch(/^\d\d:\d\d:\d\d$/);
+		expect(geom.clock(T)).toMatch(/^\d\d:\d\d:\d\d$/);
 	});
 });
 
@@ -111,56 +113,56 @@ describe('paths', () => {
 	const pts = [{ x: 0, y: 0 }, { x: 1, y: 10 }, { x: 2, y: null }, { x: 3, y: 30 }, { x: 4, y: 40 }, { x: 7, y: 70 }, { x: 8, y: 80 }];
 
 	it('runs() splits at missing values and at gaps above maxGap', () => {
-		expect(graph.runs(pts, 'x', ['y'], 1.5)).toEqual([[0, 1], [3, 4], [5, 6]]);
-		expect(graph.runs(pts, 'x', ['y'])).toEqual([[0, 1], [3, 6]]);
-		expect(graph.runs([{ x: 0, y: NaN }, { x: 1 }, { x: 'a', y: 1 }], 'x', ['y'], 1.5)).toEqual([]);
-		expect(graph.runs(null, 'x', ['y'])).toEqual([]);
+		expect(geom.runs(pts, 'x', ['y'], 1.5)).toEqual([[0, 1], [3, 4], [5, 6]]);
+		expect(geom.runs(pts, 'x', ['y'])).toEqual([[0, 1], [3, 6]]);
+		expect(geom.runs([{ x: 0, y: NaN }, { x: 1 }, { x: 'a', y: 1 }], 'x', ['y'], 1.5)).toEqual([]);
+		expect(geom.runs(null, 'x', ['y'])).toEqual([]);
 	});
 
 	it('linePath() starts a new subpath after each gap', () => {
-		expect(graph.linePath(pts, 'x', 'y', id, id, 1.5)).toBe('M0,0L1,10M3,30L4,40M7,70L8,80');
+		expect(geom.linePath(pts, 'x', 'y', id, id, 1.5)).toBe('M0,0L1,10M3,30L4,40M7,70L8,80');
 	});
 
 	it('linePath() rounds to 0.1 px and draws a lone point as a dot (h0)', () => {
 		const sx = v => v / 3, sy = v => 100 - v;
-		expect(graph.linePath([{ x: 1, y: 1 }, { x: 2, y: 2.26 }], 'x', 'y', sx, sy)).toBe('M0.3,99L0.7,97.7');
-		expect(graph.linePath([{ x: 1, y: 5 }, { x: 9, y: 6 }], 'x', 'y', id, id, 1.5)).toBe('M1,5h0M9,6h0');
+		expect(geom.linePath([{ x: 1, y: 1 }, { x: 2, y: 2.26 }], 'x', 'y', sx, sy)).toBe('M0.3,99L0.7,97.7');
+		expect(geom.linePath([{ x: 1, y: 5 }, { x: 9, y: 6 }], 'x', 'y', id, id, 1.5)).toBe('M1,5h0M9,6h0');
 	});
 
 	it('linePath() of nothing is empty', () => {
-		expect(graph.linePath([], 'x', 'y', id, id)).toBe('');
-		expect(graph.linePath([{ x: 0, y: null }], 'x', 'y', id, id)).toBe('');
-		expect(graph.linePath(undefined, 'x', 'y', id, id)).toBe('');
+		expect(geom.linePath([], 'x', 'y', id, id)).toBe('');
+		expect(geom.linePath([{ x: 0, y: null }], 'x', 'y', id, id)).toBe('');
+		expect(geom.linePath(undefined, 'x', 'y', id, id)).toBe('');
 	});
 
 	it('bandPath() closes one polygon per run: high forwards, low backwards', () => {
 		const band = [{ t: 0, lo: 1, hi: 5 }, { t: 1, lo: 2, hi: 6 }, { t: 2, lo: null, hi: 7 }, { t: 3, lo: 3, hi: 8 },
 			{ t: 4, lo: 4, hi: 9 }, { t: 5, lo: 5, hi: 9 }, { t: 9, lo: 1, hi: 2 }];
-		expect(graph.bandPath(band, 't', 'lo', 'hi', id, id, 1.5)).toBe('M0,5L1,6L1,2L0,1ZM3,8L4,9L5,9L5,5L4,4L3,3Z');
+		expect(geom.bandPath(band, 't', 'lo', 'hi', id, id, 1.5)).toBe('M0,5L1,6L1,2L0,1ZM3,8L4,9L5,9L5,5L4,4L3,3Z');
 	});
 
 	it('accessors may be functions', () => {
-		expect(graph.linePath([{ a: [0, 1] }, { a: [1, 2] }], p => p.a[0], p => p.a[1], id, id)).toBe('M0,1L1,2');
+		expect(geom.linePath([{ a: [0, 1] }, { a: [1, 2] }], p => p.a[0], p => p.a[1], id, id)).toBe('M0,1L1,2');
 	});
 
 	it('stepPath() draws a CDF as a staircase from 0', () => {
 		const sx = v => v, sy = p => 100 - 100 * p;
-		expect(graph.stepPath([{ x: 1, p: 0.25 }, { x: 2, p: 0.75 }, { x: 3, p: 1 }], sx, sy)).toBe('M1,100V75H2V25H3V0');
-		expect(graph.stepPath(null, sx, sy)).toBe('');
+		expect(geom.stepPath([{ x: 1, p: 0.25 }, { x: 2, p: 0.75 }, { x: 3, p: 1 }], sx, sy)).toBe('M1,100V75H2V25H3V0');
+		expect(geom.stepPath(null, sx, sy)).toBe('');
 	});
 });
 
 describe('gradeBands', () => {
 	it('places each band at baseline + bounds, clipped to the y domain', () => {
-		const sy = graph.scale([0, 100], [100, 0]);
-		expect(graph.gradeBands(sy, 20).map(b => [b.grade, b.y, b.height])).toEqual([
+		const sy = geom.scale([0, 100], [100, 0]);
+		expect(geom.gradeBands(sy, 20).map(b => [b.grade, b.y, b.height])).toEqual([
 			['A+', 75, 5], ['A', 50, 25], ['B', 20, 30], ['C', 0, 20], ['D', 0, 0], ['F', 0, 0]
 		]);
 	});
 
 	it('uses the chart scale with a baseline above part of the domain', () => {
-		const sy = graph.scale([0, 500], [156, 12]);
-		const bands = graph.gradeBands(sy, 22);
+		const sy = geom.scale([0, 500], [156, 12]);
+		const bands = geom.gradeBands(sy, 22);
 		expect(bands.map(b => b.key)).toEqual(['aplus', 'a', 'b', 'c', 'd', 'f']);
 		/* contiguous from the baseline up to the top of the plot */
 		expect(bands[0].y + bands[0].height).toBeCloseTo(sy(22), 0);
@@ -177,7 +179,7 @@ describe('latency strip (structure)', () => {
 	const qa = (chart, sel) => chart.node.querySelectorAll(sel);
 
 	it('builds svg, legend and a visually hidden table', () => {
-		const c = graph.latencyStrip();
+		const c = live.latencyStrip();
 		const svg = q(c, 'svg');
 		expect(c.node.classList.contains('reterm-graph')).toBe(true);
 		expect(svg.getAttribute('role')).toBe('img');
@@ -191,7 +193,7 @@ describe('latency strip (structure)', () => {
 	});
 
 	it('empty data draws the empty state, not a crash', () => {
-		const c = graph.latencyStrip();
+		const c = live.latencyStrip();
 		for (const bad of [[], null, undefined, 'x', [null, 5, {}, { t: 'x' }], [{ t: T }]]) {
 			expect(() => c.update(bad, {})).not.toThrow();
 			expect(c.node.classList.contains('reterm-graph-empty')).toBe(true);
@@ -205,7 +207,7 @@ describe('latency strip (structure)', () => {
 	});
 
 	it('draws median, band, baseline and grade bands; the line breaks at gaps', () => {
-		const c = graph.latencyStrip();
+		const c = live.latencyStrip();
 		const pts = points(0, 600, [100, 101, 102, 300]);
 		pts[400].med = null;                      /* all probes lost that second */
 		c.update(pts, { from: T, to: T + 600 });
@@ -218,7 +220,7 @@ describe('latency strip (structure)', () => {
 
 		/* y domain: 0 … nice(max(31, 19 + 40)) = 60; plot 22…156 */
 		const base = q(c, 'line.reterm-s-base');
-		const sy = graph.scale([0, 60], [156, 22]);
+		const sy = geom.scale([0, 60], [156, 22]);
 		expect(+base.getAttribute('y1')).toBeCloseTo(sy(19), 1);
 		expect(base.getAttribute('display')).toBe('inline');
 		const rects = qa(c, 'rect.reterm-band');
@@ -234,7 +236,7 @@ describe('latency strip (structure)', () => {
 	});
 
 	it('falls back to the lowest RTT as baseline and takes opts.base first', () => {
-		const c = graph.latencyStrip();
+		const c = live.latencyStrip();
 		const pts = points(0, 10).map(p => Object.assign(p, { base: undefined }));
 		c.update(pts, {});
 		expect(q(c, 'svg').getAttribute('aria-label')).toMatch(/baseline 18\.0 ms/);
@@ -243,7 +245,7 @@ describe('latency strip (structure)', () => {
 	});
 
 	it('reuses its elements across redraws', () => {
-		const c = graph.latencyStrip();
+		const c = live.latencyStrip();
 		c.update(points(0, 600), { from: T, to: T + 600 });
 		const med = q(c, 'path.reterm-s-med'), first = qa(c, 'tbody tr')[1];
 		const count = [...c.node.descendants()].length;
@@ -254,21 +256,21 @@ describe('latency strip (structure)', () => {
 	});
 
 	it('the table diff gives the same rows as a fresh render', () => {
-		const live = graph.latencyStrip();
+		const strip = live.latencyStrip();
 		for (const [a, b, skip] of [[0, 600, []], [5, 605, [300]], [5, 605, [300, 301]], [300, 900, []], [320, 330, []], [0, 50, [10]]]) {
 			const pts = points(a, b, skip);
-			live.update(pts, { from: T + a, to: T + b });
-			const fresh = graph.latencyStrip();
+			strip.update(pts, { from: T + a, to: T + b });
+			const fresh = live.latencyStrip();
 			fresh.update(pts, { from: T + a, to: T + b });
-			expect(live.tbody.textContent).toBe(fresh.tbody.textContent);
-			expect(live.tbody.children.length).toBe(pts.length);
+			expect(strip.tbody.textContent).toBe(fresh.tbody.textContent);
+			expect(strip.tbody.children.length).toBe(pts.length);
 		}
 	});
 });
 
 describe('other charts (structure)', () => {
 	it('throughput: dashed shaper lines only when a rate is set, in the axis unit', () => {
-		const c = graph.throughput();
+		const c = live.throughput();
 		const pts = points(0, 600);
 		c.update(pts, { from: T, to: T + 600 });
 		const lines = c.node.querySelectorAll('line.reterm-s-shaper');
@@ -278,27 +280,28 @@ describe('other charts (structure)', () => {
 		c.update(pts, { from: T, to: T + 600, shaper: { rx: 18e6, tx: 4.5e6 } });
 		expect(lines.map(l => l.getAttribute('display'))).toEqual(['inline', 'inline']);
 		/* y: 0 … nice(19e6 × 1.08 in Mbit/s) = 25 */
-		const sy = graph.scale([0, 25], [156, 22]);
+		const sy = geom.scale([0, 25], [156, 22]);
 		expect(+lines[0].getAttribute('y1')).toBeCloseTo(sy(18), 1);
 		expect(+lines[1].getAttribute('y1')).toBeCloseTo(sy(4.5), 1);
 		expect(c.node.querySelectorAll('text.reterm-shaper-label').map(t => t.textContent)).toEqual(['Shaper ↓ 18 Mbit/s', 'Shaper ↑ 4.5 Mbit/s']);
 		expect(c.node.querySelector('path.reterm-s-rx').getAttribute('d')).not.toBe('');
 		expect(c.node.querySelector('path.reterm-s-tx').getAttribute('d')).not.toBe('');
 		expect(c.node.querySelectorAll('tbody tr').length).toBe(600);
-		expect(c.node.querySelector('tbody td').textContent).toBe('0 Mbit/s');
+		expect(c.node.querySelector('tbody td').textContent).toBe('0 bit/s');
+		expect(c.node.querySelectorAll('tbody tr')[15].children.map(td => td.textContent).slice(1)).toEqual(['15 Mbit/s', '200 kbit/s']);
 
 		c.update([], { shaper: { rx: 18e6 } });
 		expect(c.node.classList.contains('reterm-graph-empty')).toBe(true);
 	});
 
 	it('throughput picks kbit/s for small rates', () => {
-		const c = graph.throughput();
+		const c = live.throughput();
 		c.update([{ t: T, rx_bps: 300e3, tx_bps: 100e3 }], {});
 		expect(c.yUnit.textContent).toBe('kbit/s');
 	});
 
 	it('cake: delay lines and one bar per second with drops', () => {
-		const c = graph.cake();
+		const c = live.cake();
 		const pts = [{ t: T, dl_pk: 5, ul_pk: 1, dl_drop: 0, ul_drop: 0 }, { t: T + 1, dl_pk: 7, ul_pk: 2, dl_drop: 3, ul_drop: 1, dl_ecn: 2 },
 			{ t: T + 2, dl_pk: null, ul_pk: null }, { t: T + 3, dl_pk: 6, ul_pk: 2, dl_drop: 2 }];
 		c.update(pts, { from: T, to: T + 10 });
@@ -311,7 +314,7 @@ describe('other charts (structure)', () => {
 	});
 
 	it('phases: one shaded rect per phase on a shared time axis, stats per phase in the table', () => {
-		const c = graph.phases();
+		const c = result.phases();
 		const phases = [{ name: 'idle', start: 0, end: 5 }, { name: 'download', start: 5, end: 15 }, { name: 'upload', start: 15, end: 20 }];
 		const samples = [];
 		for (let t = 0; t < 20000; t += 50)
@@ -320,7 +323,7 @@ describe('other charts (structure)', () => {
 
 		const rects = c.node.querySelectorAll('rect.reterm-phase');
 		expect(rects.map(r => r.getAttribute('class'))).toEqual(['reterm-phase reterm-phase-idle', 'reterm-phase reterm-phase-download', 'reterm-phase reterm-phase-upload']);
-		const sx = graph.scale([0, 20], [46, 706]);
+		const sx = geom.scale([0, 20], [46, 706]);
 		expect(rects.map(r => +r.getAttribute('x'))).toEqual([sx(0), sx(5), sx(15)]);
 		expect(+rects[1].getAttribute('width')).toBeCloseTo(sx(15) - sx(5), 1);
 		expect(c.node.querySelector('path.reterm-s-probe').getAttribute('d').match(/M/g).length).toBe(2);
@@ -334,7 +337,7 @@ describe('other charts (structure)', () => {
 	});
 
 	it('cdf: one staircase per phase with values, a percentile table row per phase', () => {
-		const c = graph.cdf();
+		const c = result.cdf();
 		c.update([{ name: 'download', values: [1, 2, 3, 4] }, { name: 'upload', values: [] }, { name: 'both', values: [10, 20] }, null]);
 		const lines = c.node.querySelectorAll('path.reterm-s-cdf');
 		expect(lines.map(l => l.getAttribute('class'))).toEqual(['reterm-s-cdf reterm-s-cdf-download', 'reterm-s-cdf reterm-s-cdf-both']);
@@ -348,7 +351,7 @@ describe('other charts (structure)', () => {
 	});
 
 	it('every chart has a unique clip path id', () => {
-		const ids = [graph.latencyStrip(), graph.throughput(), graph.cake(), graph.phases(), graph.cdf()]
+		const ids = [live.latencyStrip(), live.throughput(), live.cake(), result.phases(), result.cdf()]
 			.map(c => c.node.querySelector('clippath').getAttribute('id'));
 		expect(new Set(ids).size).toBe(5);
 	});

@@ -49,8 +49,11 @@ function clock(t) {
 	return `${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())}`;
 }
 
-function setField(p, id, value) {
-	p.q(`#${id}`).value = value;
+/* the test settings are LuCI's form on uci reterm.monitor */
+const field = (p, name) => p.h.form.widget(p.h.form.maps[0], 'monitor', name);
+
+function setField(p, name, value) {
+	field(p, name).value = value;
 }
 
 describe('live graphs', () => {
@@ -87,9 +90,9 @@ describe('live graphs', () => {
 		expect(q('.reterm-ov-live-state').getAttribute('data-state')).toBe('live');
 		expect(text('.reterm-ov-live-state')).toBe('');
 
-		/* polled every 2 s; no footer buttons on a dashboard */
+		/* polled every 2 s; LuCI's footer saves the test settings form */
 		expect(h.poll.queue.map(e => e.interval)).toEqual([2]);
-		expect(all('.cbi-page-actions button')).toHaveLength(0);
+		expect(all('.cbi-page-actions button').map(b => h.text(b))).toEqual(['Save & Apply', 'Save', 'Reset']);
 	});
 
 	it('a poll tick asks for what is new and merges it', async () => {
@@ -108,9 +111,9 @@ describe('live graphs', () => {
 		expect(seen[1]).toEqual({ since: last, step: 1 });
 		expect(fx.samples.next[0].t0).toBe(last + 1);
 		/* the ring keeps the last 10 minutes: new rows in, the oldest out */
-		expect(p.v.live.since()).toBe(last + fx.samples.next[0].rows.length);
-		expect(strip.querySelectorAll('tbody tr').length).toBe(p.v.live.points().length);
-		expect(p.v.live.points().length).toBeGreaterThan(before - 5);
+		expect(p.v.live.ring.since()).toBe(last + fx.samples.next[0].rows.length);
+		expect(strip.querySelectorAll('tbody tr').length).toBe(p.v.live.ring.points().length);
+		expect(p.v.live.ring.points().length).toBeGreaterThan(before - 5);
 		expect(p.h.text(strip.querySelectorAll('tbody tr').at(-1).children[0])).toBe(clock(last + fx.samples.next[0].rows.length));
 
 		/* interval 2: nothing at the next second, then the next delta */
@@ -148,7 +151,7 @@ describe('live graphs', () => {
 	it('reports other failures in words', async () => {
 		const p = await page({ samples: () => { throw new Error('XHR request timed out'); } });
 		expect(p.q('.reterm-ov-live-state').getAttribute('data-state')).toBe('error');
-		expect(p.text('.reterm-ov-live-state')).toMatch(/No live data: the router did not answer \(XHR request timed out\)/);
+		expect(p.text('.reterm-ov-live-state')).toMatch(/No live data: The router did not answer: XHR request timed out/);
 	});
 
 	it('without CAKE or shaping: the CAKE chart gives way to a note, no shaper lines', async () => {
@@ -181,9 +184,10 @@ describe('guided test', () => {
 		expect(text('.reterm-ov-result-title')).toMatch(/^Result of /);
 		expect(q('.reterm-ov-tile-main').getAttribute('data-grade')).toBe('A+');
 
-		expect(q('#reterm-download-url').value).toBe(DL);
-		expect(q('#reterm-streams').value).toBe('4');
-		expect(q('.reterm-ov-progress').style.display).toBe('none');
+		expect(field(p, 'download_url').value).toBe(DL);
+		expect(field(p, 'streams').value).toBe('');
+		expect(field(p, 'streams').getAttribute('placeholder')).toBe('4');
+		expect(q('.reterm-run-progress').style.display).toBe('none');
 
 		await q('.reterm-ov-start').click();
 		expect(h.rpc.callsTo('reterm', 'test_start').map(c => c.params)).toEqual([{ download_url: DL, upload_url: UL, streams: 4 }]);
@@ -191,8 +195,8 @@ describe('guided test', () => {
 		expect(h.uci.stagedChanges()).toEqual({});
 		expect(q('.reterm-ov-start').disabled).toBe(true);
 		expect(q('.reterm-ov-stop').disabled).toBe(false);
-		expect(q('.reterm-ov-progress').style.display).toBe('');
-		expect(text('.reterm-ov-progress-text')).toMatch(/^Idle: measuring the baseline · 0 s of 44 s$/);
+		expect(q('.reterm-run-progress').style.display).toBe('');
+		expect(text('.reterm-run-progress-text')).toMatch(/^Idle: measuring the baseline · 0 s of 44 s$/);
 		/* the shown result is now the previous one */
 		expect(text('.reterm-ov-result-title')).toMatch(/^Previous result, \d{4}-/);
 		expect(q('.reterm-ov-result').classList.contains('reterm-ov-stale')).toBe(true);
@@ -202,17 +206,17 @@ describe('guided test', () => {
 		for (const st of fx.test.running) {
 			status = st;
 			await h.poll.tick();
-			labels.push([text('.reterm-ov-progress-text').split(' · ')[0], q('.cbi-progressbar > div').style.width]);
+			labels.push([text('.reterm-run-progress-text').split(' · ')[0], q('.cbi-progressbar > div').style.width]);
 		}
 		expect(labels).toEqual([['Idle: measuring the baseline', '6%'], ['Download load', '22%'], ['Upload load', '48%'],
 			['Download and upload', '75%'], ['Cool-down', '94%']]);
-		expect(text('.reterm-ov-progress-text')).toMatch(/41 s of 44 s · RTT \d+\.\d ms · ↓ 150 kbit\/s ↑ 60 kbit\/s/);
+		expect(text('.reterm-run-progress-text')).toMatch(/41 s of 44 s · RTT \d+\.\d ms · ↓ 150 kbit\/s ↑ 60 kbit\/s/);
 
 		status = fx.test.done;
 		h.rpc.calls.length = 0;
 		await h.poll.tick();
 
-		expect(text('.reterm-ov-progress-text')).toBe('Finished');
+		expect(text('.reterm-run-progress-text')).toBe('Finished');
 		expect(text('.reterm-ov-result-title')).toMatch(/^Result of \d{4}-/);
 		expect(q('.reterm-ov-result').classList.contains('reterm-ov-stale')).toBe(false);
 		expect(q('.cbi-progressbar > div').style.width).toBe('100%');
@@ -239,15 +243,15 @@ describe('guided test', () => {
 	});
 
 	it.each([
-		['an https:// URL', 'reterm-download-url', 'https://speed.example.net/10G', /Download URL: Use http:\/\/, not https:\/\//],
-		['an empty URL', 'reterm-upload-url', '', /Upload URL: Enter the URL/],
-		['shell characters', 'reterm-download-url', 'http://192.0.2.10/$(reboot)', /Download URL: Expecting an http:\/\/ URL/],
-		['a URL with a space', 'reterm-upload-url', 'http://192.0.2.10/a b', /Upload URL: Expecting/],
-		['17 streams', 'reterm-streams', '17', /Streams: Expecting a whole number from 1 to 16/]
+		['an https:// URL', 'download_url', 'https://speed.example.net/10G', /Download URL: Use http:\/\/, not https:\/\//],
+		['an empty URL', 'upload_url', '', /Upload URL: Enter the URL/],
+		['shell characters', 'download_url', 'http://192.0.2.10/$(reboot)', /Download URL: Expecting an http:\/\/ URL/],
+		['a URL with a space', 'upload_url', 'http://192.0.2.10/a b', /Upload URL: Expecting/],
+		['17 streams', 'streams', '17', /Streams: Expecting a whole number from 1 to 16/]
 	])('refuses %s: stages nothing, starts nothing, says why', async (name, id, value, message) => {
 		const p = await page();
-		setField(p, 'reterm-download-url', DL);
-		setField(p, 'reterm-upload-url', UL);
+		setField(p, 'download_url', DL);
+		setField(p, 'upload_url', UL);
 		setField(p, id, value);
 		await p.q('.reterm-ov-start').click();
 		expect(p.text('.reterm-ov-test-msg')).toMatch(message);
@@ -259,9 +263,9 @@ describe('guided test', () => {
 
 	it('stores new URLs in uci reterm.monitor (staged) and shows the daemon\'s refusal', async () => {
 		const p = await page({ start: () => ({ error: 'invalid_argument', message: "argument 'download_url' must be an http:// URL" }) });
-		setField(p, 'reterm-download-url', 'http://speed.example.net/big');
-		setField(p, 'reterm-upload-url', 'http://speed.example.net/up');
-		setField(p, 'reterm-streams', '8');
+		setField(p, 'download_url', 'http://speed.example.net/big');
+		setField(p, 'upload_url', 'http://speed.example.net/up');
+		setField(p, 'streams', '8');
 		await p.q('.reterm-ov-start').click();
 		expect(p.h.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({
 			download_url: 'http://speed.example.net/big', upload_url: 'http://speed.example.net/up', streams: 8 });
@@ -280,17 +284,45 @@ describe('guided test', () => {
 		expect(p.h.poll.queue).toHaveLength(1);
 	});
 
+	it('too soon after the last test: says how long to wait', async () => {
+		const p = await page({ start: () => ({ error: 'too_soon', wait_s: 17, message: 'the last test ended 13 s ago' }),
+			monitor: { download_url: DL, upload_url: UL } });
+		await p.q('.reterm-ov-start').click();
+		expect(p.text('.reterm-ov-test-msg')).toBe('The last test ended only a moment ago: wait 17 s and start again.');
+		expect(p.q('.reterm-ov-start').disabled).toBe(false);
+	});
+
+	it('a test with shaping paused (the wizard\'s): says so while it runs', async () => {
+		let status = { ...fx.test.running[1], pause: { ifaces: ['eth1'], state: 'paused', until: 1718000104 } };
+		const p = await page({ status: () => status });
+		expect(p.text('.reterm-ov-pause')).toBe('Shaping is paused on eth1 for this test; the router turns it back on when the test ends.');
+		status = { ...fx.test.done, pause: { ifaces: ['eth1'], state: 'restored', until: 1718000104 } };
+		await p.h.poll.tick();
+		expect(p.text('.reterm-ov-pause')).toBe('Shaping on eth1 is back on.');
+	});
+
+	it('the status cannot be read while following: says why and stops polling', async () => {
+		let status = fx.test.running[1];
+		const p = await page({ status: () => status });
+		status = 6;
+		p.h.rpc.handle('reterm', 'test_status', () => p.h.rpc.status(6));
+		await p.h.poll.tick();
+		expect(p.text('.reterm-ov-test-msg')).toMatch(/reterm API is not available \(ubus status 6\)/);
+		expect(p.q('.reterm-ov-start').disabled).toBe(false);
+		expect(p.h.poll.queue.map(e => e.interval)).toEqual([2]);
+	});
+
 	it('a test already running: follows it', async () => {
 		let status = fx.test.running[2];
 		const p = await page({ status: () => status, start: () => ({ error: 'busy', message: 'a test is already running' }),
 			monitor: { download_url: DL, upload_url: UL } });
 		/* found running on load */
 		expect(p.q('.reterm-ov-start').disabled).toBe(true);
-		expect(p.text('.reterm-ov-progress-text')).toMatch(/^Upload load · 21 s of 44 s/);
-		expect(p.h.poll.queue.map(e => e.interval)).toEqual([2, 1]);
+		expect(p.text('.reterm-run-progress-text')).toMatch(/^Upload load · 21 s of 44 s/);
+		expect(p.h.poll.queue.map(e => e.interval).sort()).toEqual([1, 2]);
 		status = fx.test.running[3];
 		await p.h.poll.tick();
-		expect(p.text('.reterm-ov-progress-text')).toMatch(/^Download and upload/);
+		expect(p.text('.reterm-run-progress-text')).toMatch(/^Download and upload/);
 	});
 
 	it('stop: shows the partial result', async () => {
@@ -304,7 +336,7 @@ describe('guided test', () => {
 		expect(p.q('.reterm-ov-stop').disabled).toBe(false);
 		await p.q('.reterm-ov-stop').click();
 		expect(p.h.rpc.callsTo('reterm', 'test_stop')).toHaveLength(1);
-		expect(p.text('.reterm-ov-progress-text')).toBe('Stopped');
+		expect(p.text('.reterm-run-progress-text')).toBe('Stopped');
 		expect(p.text('.reterm-ov-result')).toMatch(/Stopped after 12\.5 s: phases that did not run have no numbers/);
 		expect(p.h.poll.queue.map(e => e.interval)).toEqual([2]);
 	});
@@ -321,6 +353,87 @@ describe('guided test', () => {
 		const p = await page({ status: () => ({ state: 'done', result: fx.results.byId[SLOW].result }) });
 		expect(p.text('.reterm-ov-result .alert-message.warning')).toMatch(/^Inconclusive\.Download: the load reached only 9\.56 Mbit\/s of the 18 Mbit\/s shaper rate \(53 %/);
 		expect(p.text('.reterm-ov-result')).toMatch(/9\.56 Mbit\/s \(53 % of 18 Mbit\/s\)/);
+	});
+});
+
+describe('test settings form', () => {
+	it('is LuCI\'s form on uci reterm.monitor: three fields with their descriptions', async () => {
+		const p = await page({ monitor: { download_url: DL, upload_url: UL, streams: '8' } });
+		const d = p.h.form.describe(p.h.form.maps[0]);
+		expect(d.config).toBe('reterm');
+		expect(d.sections).toMatchObject([{ kind: 'NamedSection', type: 'monitor', section: 'monitor' }]);
+		expect(d.sections[0].options.map(o => [o.name, o.kind, o.placeholder, o.hasValidate])).toEqual([
+			['download_url', 'Value', 'http://192.0.2.10/bytes/1000000000', true],
+			['upload_url', 'Value', 'http://192.0.2.10/upload', true],
+			['streams', 'Value', '4', true]]);
+		expect(field(p, 'streams').value).toBe('8');
+		/* inside the test section, before Start */
+		expect(p.q('.reterm-ov-test .cbi-map')).not.toBeNull();
+	});
+
+	it('Save & Apply writes what the form shows and applies with rollback', async () => {
+		const p = await page({ monitor: { download_url: DL, upload_url: UL, streams: '8' } });
+		setField(p, 'download_url', 'http://speed.example.net/big');
+		setField(p, 'streams', '');
+		await p.q('.cbi-page-actions .cbi-button-apply').click();
+		expect(p.h.uci.stagedChanges()).toEqual({ reterm: [
+			['set', 'monitor', 'download_url', 'http://speed.example.net/big'],
+			['remove', 'monitor', 'streams']] });
+		expect(p.h.ui.applied).toEqual([{ checked: true }]);
+	});
+
+	it('an invalid value is marked as LuCI marks it and not saved', async () => {
+		const p = await page({ monitor: { download_url: DL, upload_url: UL } });
+		setField(p, 'upload_url', 'http://192.0.2.10/a b');
+		field(p, 'upload_url').dispatchEvent({ type: 'blur' });
+		expect(field(p, 'upload_url').classList.contains('cbi-input-invalid')).toBe(true);
+		expect(field(p, 'upload_url').getAttribute('data-tooltip')).toMatch(/^Expecting an http:\/\/ URL/);
+		setField(p, 'streams', '99');
+		field(p, 'streams').dispatchEvent({ type: 'keyup' });
+		expect(field(p, 'streams').getAttribute('data-tooltip')).toBe('Expecting a whole number from 1 to 16.');
+
+		const [save] = await p.q('.cbi-page-actions .cbi-button-save').click();
+		expect(save.status).toBe('rejected');
+		expect(save.reason.message).toMatch(/^Option "Upload URL" contains an invalid input value\. Expecting an http:\/\/ URL/);
+		expect(p.h.ui.modals.at(-1).title).toBe('Save error');
+		expect(p.h.uci.stagedChanges()).toEqual({});
+
+		/* a valid value clears the mark; an empty one is fine (unset) */
+		setField(p, 'upload_url', '');
+		field(p, 'upload_url').dispatchEvent({ type: 'blur' });
+		expect(field(p, 'upload_url').classList.contains('cbi-input-invalid')).toBe(false);
+		expect(field(p, 'upload_url').getAttribute('data-tooltip')).toBeNull();
+	});
+
+	it('an old config without the monitor section: the form creates it', async () => {
+		const h = createHarness();
+		router(h);
+		h.uci.seed('reterm', { main: { '.type': 'reterm', enabled: '1' } });
+		const v = await h.require('view.reterm.overview');
+		await h.rendered(v);
+		h.form.setValue(h.form.maps[0], 'monitor', 'download_url', DL);
+		await v.handleSave();
+		expect(h.uci.stagedChanges().reterm).toEqual([['add', 'monitor', 'monitor'], ['set', 'monitor', 'download_url', DL]]);
+	});
+
+	it('settings that cannot be staged: says so and starts nothing', async () => {
+		const p = await page();
+		setField(p, 'download_url', DL);
+		setField(p, 'upload_url', UL);
+		p.h.uci.save = () => Promise.reject(new Error('RPC call to uci/set failed with ubus code 6: Permission denied'));
+		await p.q('.reterm-ov-start').click();
+		expect(p.text('.reterm-ov-test-msg')).toBe('The test settings could not be saved: RPC call to uci/set failed with ubus code 6: Permission denied');
+		expect(p.h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
+		expect(p.q('.reterm-ov-start').disabled).toBe(false);
+	});
+});
+
+describe('page', () => {
+	it('links overview.css once, through L.resource', async () => {
+		const p = await page();
+		const links = p.h.document.head.querySelectorAll('link[data-reterm-css]').map(l => l.getAttribute('href'));
+		expect(links.sort()).toEqual(['/luci-static/resources/reterm/graph.css', '/luci-static/resources/reterm/overview.css']);
+		expect(p.q('style')).toBeNull();
 	});
 });
 

@@ -210,3 +210,11 @@ describe('follower', () => {
 		expect(h.poll.queue).toHaveLength(0);
 	});
 });
+
+describe('check', () => {
+	it('null for what start() would send, the refusal otherwise', () => {
+		expect(run.check({ download_url: DL, upload_url: UL })).toBeNull();
+		expect(run.check({ download_url: DL, upload_url: UL, streams: '0' })).toMatchObject({ error: 'invalid_argument', field: 'streams' });
+		expect(h.rpc.calls).toHaveLength(0);
+	});
+});

@@ -267,3 +267,15 @@ describe('formatPercent', () => {
 		expect(units.formatPercent(0.5, d)).toBeNull();
 	});
 });
+
+describe('rateScale', () => {
+	it.each([
+		[0, 1, 'bit/s'], [999, 1, 'bit/s'], [1000, 1e3, 'kbit/s'], [300e3, 1e3, 'kbit/s'],
+		[19.4e6, 1e6, 'Mbit/s'], [2.5e9, 1e9, 'Gbit/s'], [4e15, 1e12, 'Tbit/s']
+	])('%d bit/s → ÷%d %s', (bps, div, unit) => {
+		expect(units.rateScale(bps)).toEqual({ div, unit });
+	});
+	it.each([null, '5', -1, NaN, Infinity])('refuses %j', v => {
+		expect(units.rateScale(v)).toBeNull();
+	});
+});

@@ -30,10 +30,11 @@
  *   errorText(err)          → the translated text for an error object
  *
  * The test
+ *   check(args)             → null when start() would send args, else an
+ *       'invalid_argument' error with `field` and the reason as its text
  *   start({download_url, upload_url, streams, pause_shaping})
- *       checks the arguments (an invalid one: an 'invalid_argument'
- *       error with `field` and the reason as its text, and nothing is
- *       sent), then test_start →
+ *       check()s the arguments (an invalid one: that error, and nothing
+ *       is sent), then test_start →
  *       reply {id, total, paused: [iface…]} | error. pause_shaping: the
  *       router stops sqm for the test and restarts it after.
  *   status()                → test_status reply | error
@@ -147,6 +148,11 @@ function checkStart(a) {
 		return bad('streams', _('Streams: %s'), why);
 
 	return { download_url: dl, upload_url: ul, streams: +n, pause_shaping: args.pause_shaping === true ? true : undefined };
+}
+
+/* refused here: the text is the reason itself */
+function refusal(a) {
+	return Object.assign(toError({ error: 'invalid_argument', field: a.field, message: a.message }), { text: a.message });
 }
 
 function snapshot(reply) {
@@ -282,13 +288,17 @@ return baseclass.extend({
 	pauseText: pauseText,
 	progressView: progressView,
 
+	check(args) {
+		const a = checkStart(args);
+
+		return a.field ? refusal(a) : null;
+	},
+
 	start(args) {
 		const a = checkStart(args);
 
-		/* refused here: the text is the reason itself */
 		if (a.field)
-			return Promise.resolve(Object.assign(toError({ error: 'invalid_argument', field: a.field, message: a.message }),
-				{ text: a.message }));
+			return Promise.resolve(refusal(a));
 
 		return settle(callStart(a.download_url, a.upload_url, a.streams, a.pause_shaping));
 	},

@@ -167,6 +167,29 @@ return baseclass.extend({
 	},
 
 	/**
+	 * The SI unit for a rate axis or column whose largest value is `bps`:
+	 * rateScale(19.4e6) = {div: 1e6, unit: 'Mbit/s'}; values below
+	 * 1 kbit/s (and 0) get {div: 1, unit: 'bit/s'}. Prefixes as
+	 * formatRate() (k, M, G, T).
+	 *
+	 * @param {number} bps the largest rate to show, bit/s
+	 * @returns {{div: number, unit: string}|null} null for invalid input
+	 */
+	rateScale: function(bps) {
+		var n = toNumber(typeof bps === 'number' ? bps : null), i = 0;
+
+		if (n === null)
+			return null;
+
+		while (n >= 1000 && i < RATE_PREFIX.length - 1) {
+			n /= 1000;
+			i++;
+		}
+
+		return { div: Math.pow(1000, i), unit: RATE_PREFIX[i] + 'bit/s' };
+	},
+
+	/**
 	 * Parse a size (TCP window, buffer) into bytes. Prefixes are binary
 	 * whatever the spelling: "16K" = "16 KB" = "16KiB" = 16384 (the sense
 	 * in which a 3DS has a "16 KB" window). Case-insensitive; a trailing

@@ -39,6 +39,9 @@ export function createDOM(Class) {
 	};
 
 	document.documentElement = new Element('html', document);
+	/* <head>: where modules link their style sheets */
+	document.head = new Element('head', document);
+	document.documentElement.appendChild(document.head);
 	document.body = new Element('body', document);
 	document.documentElement.appendChild(document.body);
 

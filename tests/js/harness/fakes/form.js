@@ -470,7 +470,10 @@ export function createForm({ Class, E, dom, uci, ui, _ }) {
 				? new ui.Dropdown(widgetValue(this, sid), Object.fromEntries(this.keylist.map((k, i) => [k, this.vallist[i]])),
 					{ id: this.cbid(sid) })
 				: new ui.Textfield(widgetValue(this, sid), { id: this.cbid(sid), password: this.password,
-					placeholder: this.placeholder });
+					placeholder: this.placeholder,
+					/* as LuCI's form.Value: the widget validates itself (see the ui fake) */
+					optional: this.optional || this.rmempty, datatype: this.datatype,
+					validate: typeof this.validate === 'function' ? v => this.validate(sid, v) : null });
 			return w.render();
 		}
 	});

@@ -4,6 +4,16 @@
  * (Textfield, Textarea, Checkbox, Select, Dropdown, Hiddenfield,
  * DynamicList) render plain inputs and support getValue/setValue.
  *
+ * Validation as LuCI's UIElement does it: a widget given `validate`
+ * (fn(value) → true | message) and/or `datatype` checks its value when
+ * rendered and on 'keyup'/'blur' (what LuCI's Textfield listens to),
+ * marks the input `cbi-input-invalid` with LuCI's error tooltip
+ * (`data-tooltip`, `data-tooltip-style="error"`; datatype failures read
+ * "Expecting: …", a validate() message is shown as it is), and answers
+ * isValid() / getValidationError() from that last check. An empty value
+ * is valid when `optional` (LuCI's default) and then still goes to
+ * validate().
+ *
  * Test-side records (properties of the instance):
  *   notifications: [{ title, text, classes, node }]
  *   modals:        [{ title, text, classes, node, open }]
@@ -13,6 +23,7 @@
  */
 
 import { text } from './dom.js';
+import { checkDatatype } from './datatypes.js';
 
 export function createUI({ Class, E, dom }) {
 	const notifications = [], modals = [], indicators = {}, applied = [], reverted = [];
@@ -30,16 +41,52 @@ export function createUI({ Class, E, dom }) {
 			this.value = v;
 			if (this.node) writeWidget(this, v);
 		},
-		isValid() { return true; },
-		triggerValidation() { return true; },
+		isValid() { return this.validState !== false; },
+		getValidationError() { return this.validationError || ''; },
+		triggerValidation() {
+			if (!this.node || !(this.options.validate || this.options.datatype))
+				return true;
+			const error = validationError(this);
+			this.validState = !error;
+			this.validationError = error;
+			this.node.classList.toggle('cbi-input-invalid', !!error);
+			if (error) {
+				this.node.setAttribute('data-tooltip', error);
+				this.node.setAttribute('data-tooltip-style', 'error');
+			}
+			else {
+				this.node.removeAttribute('data-tooltip');
+				this.node.removeAttribute('data-tooltip-style');
+			}
+			return !error;
+		},
 		setChangeEvents() {},
 		setUpdateEvents() {},
 		render() {
 			this.node = buildWidget(this);
 			dom.bindClassInstance(this.node, this);
+			if (this.options.validate || this.options.datatype) {
+				for (const type of ['keyup', 'blur'])
+					this.node.addEventListener(type, () => this.triggerValidation());
+				this.triggerValidation();
+			}
 			return this.node;
 		}
 	});
+
+	/* '' when the widget's value passes, else LuCI's message */
+	function validationError(w) {
+		const v = String(readWidget(w) ?? ''), optional = w.options.optional ?? true;
+		if (v === '' && !optional)
+			return 'Expecting: non-empty value';
+		if (v !== '' && w.options.datatype) {
+			const r = checkDatatype(w.options.datatype, v);
+			if (r !== true)
+				return String(r);
+		}
+		const r = typeof w.options.validate === 'function' ? w.options.validate(v) : true;
+		return (r === true || r == null) ? '' : String(r);
+	}
 
 	function buildWidget(w) {
 		const id = w.options.id || null, name = w.options.name || null;
