@@ -20,14 +20,18 @@
  *   - monitor_status: the recorded status, with shaper/cake from the sqm
  *     config as applied, but only 3 polls after a change (retermd reads
  *     it again on a procd trigger): the fake apply returns at once, like
- *     LuCI's, so the wizard must wait for the router's word.
- * Walks: look → measure with shaping off (the enabled queue is turned
- * off; no test until the router reports shaping off; the test runs, the
- * queue is back on and reported on) → proposal (rates, rtt from
- * reflector and server RTTs) → apply → verify once the router reports
- * the new rates (before/after) → devices → cancel (everything back as
- * before). Screenshots tests/browser/out/wizard.png (before/after) and
- * wizard-progress.png (mid-test).
+ *     LuCI's, so the wizard must wait for the router's word;
+ *   - the shaping pause (reterm.monitor.pause): test_start with
+ *     pause_shaping names the enabled queue's device as paused; test_status
+ *     carries the pause record, "restoring" as the test ends and
+ *     "restored" at the next poll.
+ * Walks: look → measure with shaping off (the router pauses the queue:
+ * nothing staged or applied; the pause and its end are shown) → proposal
+ * (rates, rtt from reflector and server RTTs) → apply → verify once the
+ * router reports the new rates (before/after) → devices → cancel
+ * (everything back as before). wizard.css is linked and follows the dark
+ * theme. Screenshots tests/browser/out/wizard.png (before/after, light),
+ * wizard-dark.png and wizard-progress.png (mid-test).
  *
  * Prints "ok - …" / "not ok - …" lines and "wizard: N passed, N failed";
  * exits 1 on failure. Needs /usr/bin/chromium and playwright-core.
@@ -57,6 +61,13 @@ const EXTRA_CSS = `
   pre { background: #f8fafc; border: 1px solid #e5e7eb; padding: 8px; font-size: 11px; overflow-x: auto; white-space: pre-wrap; }
   .label { display: inline-block; font-size: 11px; padding: 0 6px; border-radius: 8px; background: #e5e7eb; }
   a { color: #1d4ed8; }
+  html[data-darkmode="true"] .alert-message.info { background: #10233f; border-color: #1e3a8a; color: #bfdbfe; }
+  html[data-darkmode="true"] .alert-message.success { background: #0c2a17; border-color: #14532d; color: #bbf7d0; }
+  html[data-darkmode="true"] .cbi-button { background: #2a2a2a; border-color: #444; color: #ddd; }
+  html[data-darkmode="true"] .cbi-button-action { background: #1e3a8a; border-color: #2563eb; color: #e0ecff; }
+  html[data-darkmode="true"] .cbi-button-reset, html[data-darkmode="true"] .cbi-button-negative { background: #2a1414; color: #fca5a5; }
+  html[data-darkmode="true"] pre { background: #111; border-color: #333; }
+  html[data-darkmode="true"] a { color: #93c5fd; }
   /* LuCI's bootstrap theme: a progress bar's title is drawn above it */
   .cbi-progressbar { margin-top: 1.4em; overflow: visible; }
   .cbi-progressbar::before { content: attr(title); position: absolute; top: -1.4em; left: 0; white-space: pre; }
@@ -118,13 +129,21 @@ async function stubRouter(page) {
 			mon.reports.push(mon.shown.shaper ? mon.shown.shaper.rx + '/' + mon.shown.shaper.tx : 'off');
 			return Object.assign({}, fx.status, mon.shown);
 		});
-		rpc.handle('reterm', 'test_status', () => st.status);
+		/* the pause record as retermd keeps it: restored at the second poll after the test */
+		const pause = () => {
+			if (st.pause && st.pause.state === 'restoring' && --st.restoreIn <= 0)
+				st.pause = Object.assign({}, st.pause, { state: 'restored' });
+			return st.pause || null;
+		};
+		rpc.handle('reterm', 'test_status', () => Object.assign({}, st.status, { pause: pause() }));
 		rpc.handle('reterm', 'test_start', p => {
-			const id = st.ids[st.started.length];
+			const id = st.ids[st.started.length], q = uci.dump('sqm').wan, paused = (p.pause_shaping && q.enabled === '1') ? [q.interface] : null;
 			st.started.push({ id, params: p, sqm: uci.get('sqm', 'wan', 'enabled'), router: mon.reports[mon.reports.length - 1] });
 			st.current = id;
 			st.status = fx.test.running[0];
-			return Object.assign({}, fx.test.start, { id });
+			if (paused)
+				st.pause = { ifaces: paused, state: 'paused', until: 2000000000 };
+			return Object.assign({}, fx.test.start, { id }, p.pause_shaping ? { paused: paused || [] } : {});
 		});
 		rpc.handle('reterm', 'test_stop', () => { st.status = { state: 'idle' }; return { state: 'idle' }; });
 		return true;
@@ -138,23 +157,29 @@ async function runTest(page, shot) {
 		texts.push(await page.evaluate(async i => {
 			window.__router.status = window.__router.fx.test.running[i];
 			await window.__env.poll.tick();
-			return document.querySelector('.reterm-wizard-progress-text').textContent;
+			return document.querySelector('.reterm-wizard-running .reterm-run-progress-text').textContent;
 		}, i));
 		if (i === 1 && shot) {
 			await page.locator('#maincontent').screenshot({ path: join(OUT, shot) });
 			texts.layout = await page.evaluate(() => {
-				const bar = document.querySelector('.reterm-wizard-progress'), box = bar.closest('.reterm-wizard-running'),
-				    above = box.previousElementSibling || box.parentNode.querySelector('.alert-message'),
+				const bar = document.querySelector('.reterm-wizard-running .cbi-progressbar'), box = bar.closest('.reterm-wizard-running'),
+				    above = document.querySelector('.reterm-wizard-pause .alert-message'),
 				    pseudo = w => getComputedStyle(bar, w).content;
 				return { before: pseudo('::before'), after: pseudo('::after'), title: bar.getAttribute('title'),
 					gap: above ? bar.getBoundingClientRect().top - above.getBoundingClientRect().bottom : null,
-					count: (box.parentNode.textContent.match(/Measuring:/g) || []).length };
+					count: box.querySelectorAll('.reterm-run-progress-text').length,
+					label: (box.textContent.match(/Download load/g) || []).length,
+					pause: above ? above.textContent : null };
 			});
 		}
 	}
 	await page.evaluate(async () => {
 		const r = window.__router;
 		r.status = Object.assign({}, r.fx.test.done, { id: r.current, result: r.fx.results.byId[r.current].result });
+		if (r.pause && r.pause.state === 'paused') {
+			r.pause = Object.assign({}, r.pause, { state: 'restoring' });
+			r.restoreIn = 2;
+		}
 		await window.__env.poll.tick();
 	});
 	await page.waitForFunction(() => !document.querySelector('.reterm-wizard-running'));
@@ -201,50 +226,48 @@ async function main() {
 		check('look: hosts from the recorded reply, consoles and handhelds first', look.hosts.length === 8 &&
 			look.hosts.every((h, i) => /^(Console|Handheld) /.test(h) === (i < 4)) && look.hosts.some(h => /nintendo-3ds/.test(h)), look.hosts);
 		check('look: the five steps in a row', look.steps.length === 5 && look.steps.every(d => d === 'list-item' || d === 'block'), look.steps);
+		const css = await page.evaluate(() => ({ links: [...document.querySelectorAll('link[data-reterm-wizard]')].map(l => l.getAttribute('href')),
+			row: getComputedStyle(document.querySelector('.reterm-wizard-steps')).display, styles: document.querySelectorAll('#view style').length }));
+		check('look: wizard.css linked once (L.resource) and applied; no embedded style', JSON.stringify(css.links) === '["/luci-static/resources/reterm/wizard.css"]' &&
+			css.row === 'flex' && css.styles === 0, css);
 
-		/* ---- 2. measure with shaping off ---- */
+		/* ---- 2. measure with shaping off: the router pauses it ---- */
 		await page.click('.reterm-wizard-next');
-		check('measure: step 2, says shaping will be turned off for the test', (await stepName(page)) === '2. Measure' &&
-			/turns the queue off for the test and back on/.test(await text(page, '.reterm-wizard-body')));
+		check('measure: step 2, says the router pauses shaping for the test, also with the page closed', (await stepName(page)) === '2. Measure' &&
+			/the router pauses it for the test and turns it back on by itself .*also when this page is closed/.test(await text(page, '.reterm-wizard-body')));
 		await page.click('.reterm-wizard-start');
-		await page.waitForFunction(() => window.__env.applied.length === 1 && window.__env.poll.queue.length === 1);
-		const early = await page.evaluate(async () => {
-			for (let i = 0; i < 3; i++)
-				await window.__env.poll.tick();
-			return { started: window.__router.started.length, reports: window.__router.mon.reports.slice(),
-				text: document.querySelector('.reterm-wizard-test').textContent };
-		});
-		check('measure: the apply returned, but no test while the router still reports shaping on', early.started === 0 &&
-			early.reports.length >= 3 && early.reports.every(r => r !== 'off') && /Waiting for the router to confirm that shaping is off/.test(early.text), early);
-		check('measure: the test starts once the router reports shaping off', (await tickUntil(page, () => window.__router.started.length === 1)) > 0);
+		await page.waitForFunction(() => window.__router.started.length === 1 && !!document.querySelector('.reterm-wizard-running'));
 		const started = await page.evaluate(() => ({ s: window.__router.started[0], applied: window.__env.applied.length,
-			paused: JSON.parse(sessionStorage.getItem('reterm-wizard')).paused }));
-		check('measure: queue off and applied with rollback before the test starts', started.s.sqm === '0' && started.s.router === 'off' &&
-			started.applied === 1 && started.paused.phase === 'off' && started.paused.testId === BEFORE_ID, started);
-		check('measure: test_start with the stored URLs and 4 streams', JSON.stringify(started.s.params) ===
-			JSON.stringify({ download_url: 'http://192.0.2.10/bytes/1000000000', upload_url: 'http://192.0.2.10/upload', streams: 4 }), started.s.params);
+			test: JSON.parse(sessionStorage.getItem('reterm-wizard')).test,
+			note: (document.querySelector('.reterm-wizard-pause') || {}).textContent }));
+		check('measure: test_start at once with pause_shaping and the stored URLs; nothing staged or applied', started.s.sqm === '1' &&
+			started.applied === 0 && JSON.stringify(started.s.params) === JSON.stringify({ download_url: 'http://192.0.2.10/bytes/1000000000',
+				upload_url: 'http://192.0.2.10/upload', streams: 4, pause_shaping: true }), started);
+		check('measure: the test and what the router paused are kept for a reload', JSON.stringify(started.test) ===
+			JSON.stringify({ kind: 'before', id: BEFORE_ID, paused: ['eth1'] }), started.test);
+		check('measure: says shaping is paused on eth1 and comes back by itself', /^Shaping is paused on eth1 for this test.*also when this page is closed/.test(started.note), started.note);
 		const prog = await runTest(page, 'wizard-progress.png');
 		const lay = prog.layout;
-		check('measure: one progress text, not drawn over the note above the bar', lay && lay.title === null &&
-			[ 'none', 'normal' ].includes(lay.before) && [ 'none', 'normal' ].includes(lay.after) && lay.count === 1 &&
-			lay.gap !== null && lay.gap >= 0, lay);
-		check('measure: progress through the phases', prog.map(t => t.split(' – ')[0]).join('|') ===
-			'Measuring: idle|Measuring: download|Measuring: upload|Measuring: both directions|Measuring: cooldown', prog);
-		await page.waitForFunction(() => window.__env.applied.length === 2);
-		const restoring = await stored(page);
-		const backOn = await tickUntil(page, () => JSON.parse(sessionStorage.getItem('reterm-wizard')).paused === null);
-		check('measure: the pause ends only once the router reports shaping on again', restoring.paused && restoring.paused.phase === 'restoring' &&
-			backOn > 3 && await page.evaluate(() => window.__router.mon.reports.slice(-1)[0] === '9000000/2000000'), [restoring.paused, backOn]);
+		check('measure: one progress text under the bar, the bar\'s title not drawn over the note above', lay && lay.count === 1 && lay.label === 1 &&
+			[ 'none', 'normal' ].includes(lay.before) && [ 'none', 'normal' ].includes(lay.after) &&
+			lay.gap !== null && lay.gap >= 0 && /paused on eth1/.test(lay.pause), lay);
+		check('measure: progress through the phases', prog.map(t => t.split(' · ')[0]).join('|') ===
+			'Idle: measuring the baseline|Download load|Upload load|Download and upload|Cool-down', prog);
+		const restoring = await text(page, '.reterm-wizard-pause');
+		const backOn = await tickUntil(page, () => /is back on/.test(document.querySelector('.reterm-wizard-pause').textContent));
+		check('measure: the router\'s restore shown as it goes: restoring, then back on', /turning shaping on eth1 back on/.test(restoring) &&
+			backOn === 1 && await text(page, '.reterm-wizard-pause') === 'Shaping on eth1 is back on.', [restoring, backOn]);
 		const after2 = await page.evaluate(() => ({
 			grade: document.querySelector('.reterm-wizard-grade').textContent,
 			svg: !!document.querySelector('.reterm-wizard-result svg'),
-			paused: JSON.parse(sessionStorage.getItem('reterm-wizard')).paused,
-			next: !!document.querySelector('.reterm-wizard-next')
+			test: JSON.parse(sessionStorage.getItem('reterm-wizard')).test,
+			next: !!document.querySelector('.reterm-wizard-next'),
+			polls: window.__env.poll.queue.length
 		}));
 		const q2 = await sqmNow(page);
-		check('measure: grade D and the latency graph', /^Grade D · download 18\.7 Mbit\/s, 213\.5 ms added · upload 4\.73 Mbit\/s, 110 ms added$/.test(after2.grade) && after2.svg, after2.grade);
-		check('measure: shaping back on as before (applied again), pause over', q2.enabled === '1' && q2.download === '9000' &&
-			after2.paused === null && after2.next, [q2, after2.paused]);
+		check('measure: grade D and the latency graph', /^Grade D · download 18\.7 Mbit\/s, 213\.5 ms added · upload 4\.73 Mbit\/s, 110\.0 ms added$/.test(after2.grade) && after2.svg, after2.grade);
+		check('measure: the queue never touched, nothing applied, no polling left', q2.enabled === '1' && q2.download === '9000' &&
+			after2.test === null && after2.next && after2.polls === 0 && await page.evaluate(() => window.__env.applied.length === 0), [q2, after2]);
 
 		/* ---- 3. propose ---- */
 		await page.click('.reterm-wizard-next');
@@ -262,7 +285,7 @@ async function main() {
 		/* ---- 4. apply and verify ---- */
 		await page.click('.reterm-wizard-accept');
 		await page.click('.reterm-wizard-apply');
-		await page.waitForFunction(() => window.__env.applied.length === 3);
+		await page.waitForFunction(() => window.__env.applied.length === 1);
 		const q4 = await sqmNow(page);
 		check('apply: the queue gets the proposal, applied with rollback', q4.enabled === '1' && q4.download === '16851' &&
 			q4.upload === '4257' && /oceanic/.test(q4.iqdisc_opts), q4);
@@ -273,8 +296,8 @@ async function main() {
 			await page.evaluate(() => window.__router.mon.reports.slice(-1)[0] === '16851000/4257000'), ready);
 		await page.click('.reterm-wizard-start');
 		await page.waitForFunction(() => window.__router.started.length === 2);
-		check('verify: the second test runs with shaping on, nothing else applied', await page.evaluate(() =>
-			window.__router.started[1].sqm === '1' && window.__env.applied.length === 3));
+		check('verify: the second test runs with shaping on (no pause asked), nothing else applied', await page.evaluate(() =>
+			window.__router.started[1].sqm === '1' && !('pause_shaping' in window.__router.started[1].params) && window.__env.applied.length === 1));
 		await runTest(page);
 		await page.waitForSelector('.reterm-wizard-compare');
 		const cmp = await page.evaluate(() => [...document.querySelectorAll('.reterm-wizard-compare tr')].map(r => [...r.children].map(c => c.textContent)));
@@ -292,6 +315,13 @@ async function main() {
 		});
 		check('layout: nothing sticks out of the content column', layout.length === 0, layout.slice(0, 5));
 		await page.locator('#maincontent').screenshot({ path: join(OUT, 'wizard.png') });
+		const tint = () => page.evaluate(() => getComputedStyle(document.querySelector('.reterm-wizard-step.active')).backgroundColor);
+		const light = await tint();
+		await page.evaluate(() => document.documentElement.setAttribute('data-darkmode', 'true'));
+		const dark = await tint();
+		check('dark theme: wizard.css switches the active step\'s tint', light === 'rgba(37, 99, 235, 0.1)' && dark === 'rgba(96, 165, 250, 0.18)', [light, dark]);
+		await page.locator('#maincontent').screenshot({ path: join(OUT, 'wizard-dark.png') });
+		await page.evaluate(() => document.documentElement.removeAttribute('data-darkmode'));
 
 		/* ---- 5. devices ---- */
 		await page.click('.reterm-wizard-next');
@@ -304,7 +334,7 @@ async function main() {
 		check('devices: the Steam Deck (no audit) is not said to lack window scaling', deck && !/3DS|without scaling|no scaling/.test(deck.text) &&
 			/An audit on the Devices page shows whether this one does/.test(deck.text), deck && deck.text);
 		await page.click('.reterm-wizard-apply-devices');
-		await page.waitForFunction(() => window.__env.applied.length === 4);
+		await page.waitForFunction(() => window.__env.applied.length === 2);
 		const dev = await page.evaluate(() => ({
 			r: window.__env.uci.sections('reterm', 'device').map(s => [s.name, s.mac, s.enabled, s.ports]),
 			main: window.__env.uci.get('reterm', 'main', 'enabled'),
@@ -315,7 +345,7 @@ async function main() {
 
 		/* ---- cancel: everything back ---- */
 		await page.click('.reterm-wizard-cancel');
-		await page.waitForFunction(() => window.__env.applied.length === 5);
+		await page.waitForFunction(() => window.__env.applied.length === 3);
 		const back = await page.evaluate(() => ({
 			sqm: Object.assign({}, window.__env.uci.get('sqm', 'wan')),
 			devs: window.__env.uci.sections('reterm', 'device').length,

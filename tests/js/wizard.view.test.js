@@ -49,13 +49,27 @@ function setup(opts = {}) {
 			return Object.assign({ state: 'awake' }, m.shown);
 		m.shown = now;
 		m.behind = 0;
-		return Object.assign({ state: 'awake' }, now);
+		return Object.assign({ state: 'awake', pause: h.router.pause }, now);
 	});
-	h.rpc.handle('reterm', 'test_start', opts.start || { started: true, id: 'b1', total: 44 });
-	h.rpc.handle('reterm', 'test_stop', { state: 'done' });
+	/* retermd's guided test and its shaping pause (reterm.monitor.pause):
+	 * pause_shaping pauses the enabled queue's device; h.replies are the
+	 * test_status replies in turn (the last one stays), with the pause
+	 * record of h.router.pause unless a reply has its own; test ids
+	 * h.router.ids in turn (BEFORE's, then AFTER's) */
+	h.router = { pause: opts.pause || null, ids: ['b1', 'a1'] };
+	h.rpc.handle('reterm', 'test_start', opts.start || (p => {
+		const r = { started: true, id: h.router.ids.length > 1 ? h.router.ids.shift() : h.router.ids[0], total: 44 };
+		if (p.pause_shaping) {
+			r.paused = Object.values(h.uci.dump('sqm') || {}).filter(q => q.enabled === '1').map(q => q.interface);
+			h.router.pause = r.paused.length ? { ifaces: r.paused, state: 'paused', until: 2000000000 } : null;
+		}
+		return r;
+	}));
+	h.rpc.handle('reterm', 'test_stop', () => ({ state: 'stopped', pause: h.router.pause }));
 	h.rpc.handle('reterm', 'server_rtts', opts.servers || { rtts: [], source: 'ss' });
 	h.replies = [];
-	h.rpc.handle('reterm', 'test_status', () => h.replies.length > 1 ? h.replies.shift() : h.replies[0]);
+	h.rpc.handle('reterm', 'test_status', () => opts.monitorDown ? { error: 'not_running', message: 'the latency monitor (retermd) is not running' }
+		: Object.assign({ state: 'idle', pause: h.router.pause }, h.replies.length > 1 ? h.replies.shift() : h.replies[0]));
 	if (opts.storage)
 		h.window.sessionStorage = opts.storage;
 	return h;
@@ -86,7 +100,7 @@ async function measure(h, p, result) {
 	h.replies.push({ state: 'running', phase: 'download', progress: 0.25, rtt: 260 }, { state: 'done', result });
 	await p.$('.reterm-wizard-start').click();
 	await h.poll.tick();
-	expect(p.text('.reterm-wizard-progress-text')).toMatch(/Measuring: download – 25 %.*260 ms/);
+	expect(p.text('.reterm-run-progress-text')).toMatch(/Download load · 0 s of 44 s · RTT 260\.0 ms/);
 	await h.poll.tick();
 	expect(h.poll.queue).toHaveLength(0);
 }
@@ -122,7 +136,7 @@ describe('the whole flow', () => {
 		expect(p.$('.reterm-wizard-next')).toBeNull();
 
 		await measure(h, p, BEFORE);
-		expect(h.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({ download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload', streams: 4 });
+		expect(h.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({ download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload', streams: 4, pause_shaping: true });
 		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
 		expect(p.$('.reterm-wizard-result svg')).not.toBeNull();
 		expect(JSON.parse(storage.data['reterm-wizard']).before.id).toBe('b1');
@@ -132,7 +146,7 @@ describe('the whole flow', () => {
 		expect([p.$('#reterm-wizard-down').value, p.$('#reterm-wizard-up').value, p.$('#reterm-wizard-rtt').value, p.$('#reterm-wizard-overhead').value])
 			.toEqual(['18', '0.9', 'internet', 'ethernet']);
 		expect(p.text('.reterm-wizard-preview')).toMatch(/tc qdisc add dev eth1 root cake bandwidth 900kbit/);
-		expect(p.text()).toMatch(/98 % of the 2 round-trip times .* at most 21 ms/);
+		expect(p.text()).toMatch(/98 % of the 2 round-trip times .* at most 21\.0 ms/);
 
 		p.$('#reterm-wizard-down').value = '17';
 		p.$('#reterm-wizard-down').dispatchEvent({ type: 'input' });
@@ -155,7 +169,7 @@ describe('the whole flow', () => {
 		await measure(h, p, AFTER);
 		const cmp = p.text('.reterm-wizard-compare');
 		expect(cmp).toMatch(/GradeDA/);
-		expect(cmp).toMatch(/Added latency, download250 ms8 ms/);
+		expect(cmp).toMatch(/Added latency, download250\.0 ms8\.0 ms/);
 		expect(cmp).toMatch(/15 % less/);
 		expect(cmp).toMatch(/12 % less/);
 
@@ -217,7 +231,7 @@ describe('failures', () => {
 		await p.$('.reterm-wizard-next').click();
 		expect(p.text()).toMatch(/latency monitor \(retermd\) is not running/);
 		expect(p.$('.reterm-wizard-shaping').getAttribute('href')).toMatch(/reterm\/shaping$/);
-		h.rpc.handle('reterm', 'monitor_status', { state: 'awake' });
+		h.rpc.handle('reterm', 'test_status', { state: 'idle' });
 		await p.$('.reterm-wizard-retry').click();
 		expect(p.$('.reterm-wizard-start')).not.toBeNull();
 	});
@@ -226,7 +240,7 @@ describe('failures', () => {
 		const h = setup();
 		const p = await open(h);
 		await p.$('.reterm-wizard-next').click();
-		await measure(h, p, { v: 1, id: 'x', error: 'no_idle_rtt', message: 'no probe was answered', phases: [], samples: [] });
+		await measure(h, p, { v: 1, id: 'b1', error: 'no_idle_rtt', message: 'no probe was answered', phases: [], samples: [] });
 		expect(p.text()).toMatch(/No reflector answered/);
 		await p.$('.reterm-wizard-skip').click();
 		expect(p.step()).toBe('5. Devices');
@@ -261,7 +275,8 @@ describe('failures', () => {
 		h.replies.push({ state: 'done', result: BEFORE });
 		await p.$('.reterm-wizard-asis').click();
 		await h.poll.tick();
-		expect(h.ui.applied).toEqual([]);
+		expect(h.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({ download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload', streams: 4 });
+		expect([h.ui.applied, h.uci.stagedChanges(), h.router.pause]).toEqual([[], {}, null]);
 		await p.$('.reterm-wizard-next').click();
 		expect(p.text()).toMatch(/Measured with shaping on: the rates below are 90 % of the rates measured through the current shaper/);
 		expect(p.text()).not.toMatch(/90 % of the shaped rates/);
@@ -321,115 +336,197 @@ describe('cancel', () => {
 });
 
 const SHAPED = { q: { '.type': 'queue', enabled: '1', interface: 'eth1', download: '5000', upload: '500' } };
+const stored = storage => JSON.parse(storage.data['reterm-wizard']);
+const pauseAt = (state, extra) => Object.assign({ ifaces: ['eth1'], state, until: 2000000000 }, extra);
 
-describe('measuring with shaping off', () => {
-	it('turns the queue off with rollback, measures, turns it back on', async () => {
+describe('measuring with shaping off: the router pauses it (issue 13 item 9)', () => {
+	it('asks test_start to pause shaping; nothing is staged or applied; shows the pause and its end', async () => {
 		const storage = memoryStorage();
 		const h = setup({ sqm: SHAPED, storage });
 		const p = await open(h);
 		await p.$('.reterm-wizard-next').click();
-		expect(p.text()).toMatch(/the wizard turns the queue off for the test and back on/);
-		h.replies.push({ state: 'running', phase: 'download', progress: 0.25, rtt: 260 }, { state: 'done', result: BEFORE });
+		expect(p.text()).toMatch(/the router pauses it for the test and turns it back on by itself .* also when this page is closed/);
+		h.replies.push({ state: 'running', phase: 'download', progress: 0.25, rtt: 260 }, { state: 'done', result: BEFORE, pause: pauseAt('restoring') });
 		await p.$('.reterm-wizard-start').click();
-		expect(h.ui.applied).toEqual([{ checked: true }]);
-		expect(h.uci.dump('sqm').q.enabled).toBe('0');
-		await h.poll.tick();               /* the router reports shaping off */
-		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(1);
-		expect(JSON.parse(storage.data['reterm-wizard']).paused).toEqual({ sids: ['q'], phase: 'off', testId: 'b1' });
+		expect(h.rpc.callsTo('reterm', 'test_start').map(c => c.params)).toEqual([
+			{ download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload', streams: 4, pause_shaping: true }]);
+		expect(stored(storage).test).toEqual({ kind: 'before', id: 'b1', paused: ['eth1'] });
+		expect(p.text('.reterm-wizard-pause')).toMatch(/Shaping is paused on eth1 for this test.*also when this page is closed/);
 		expect(p.$('.reterm-wizard-next')).toBeNull();
 		await h.poll.tick();
-		expect(p.text('.reterm-wizard-test')).toMatch(/Shaping is off for this measurement.*Measuring: download – 25 %/);
-		await h.poll.tick();
-		expect(h.ui.applied).toHaveLength(2);
-		await h.poll.tick();               /* the router reports shaping on again */
-		expect(h.uci.dump('sqm').q).toMatchObject({ enabled: '1', download: '5000' });
-		expect(JSON.parse(storage.data['reterm-wizard']).paused).toBeNull();
+		expect(p.text('.reterm-wizard-test')).toMatch(/Download load/);
+		await h.poll.tick();               /* done; the router is turning sqm back on */
 		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
+		expect(p.text('.reterm-wizard-pause')).toMatch(/turning shaping on eth1 back on/);
+		expect(h.poll.queue).toHaveLength(1);
+		h.router.pause = pauseAt('restored');
+		h.replies.length = 0;
+		await h.poll.tick();
+		expect(p.text('.reterm-wizard-pause')).toMatch(/^Shaping on eth1 is back on\.$/);
+		expect(h.poll.queue).toHaveLength(0);
+		expect([h.ui.applied, h.uci.stagedChanges(), h.uci.dump('sqm').q.enabled, stored(storage).test]).toEqual([[], {}, '1', null]);
 		await p.$('.reterm-wizard-next').click();
 		expect(p.step()).toBe('3. Propose');
 		expect(p.text()).not.toMatch(/Measured with shaping on/);
 		expect(p.$('#reterm-wizard-down').value).toBe('18');
 	});
 
-	it('a failed test still turns shaping back on', async () => {
+	it('nothing shaped on the WAN: paused [] and no pause note', async () => {
+		const h = setup({ sqm: { q: { '.type': 'queue', enabled: '0', interface: 'eth1' } } });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		expect(p.$('.reterm-wizard-asis')).toBeNull();
+		h.replies.push({ state: 'done', result: BEFORE });
+		await p.$('.reterm-wizard-start').click();
+		expect(h.rpc.callsTo('reterm', 'test_start')[0].params.pause_shaping).toBe(true);
+		await h.poll.tick();
+		expect([p.text('.reterm-wizard-pause'), h.poll.queue.length]).toEqual(['', 0]);
+		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
+	});
+
+	it('pause_failed: says why and that nothing started; retry or measure with shaping on', async () => {
+		const h = setup({ sqm: SHAPED, start: p => p.pause_shaping
+			? { error: 'pause_failed', message: 'sqm did not stop on eth1: the test did not start, shaping is on' }
+			: { started: true, id: 'b2', total: 44 } });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await p.$('.reterm-wizard-start').click();
+		expect(p.text()).toMatch(/Shaping could not be paused for the test, so the test did not start: sqm did not stop on eth1/);
+		expect([h.poll.queue.length, h.ui.applied.length, p.$('.reterm-wizard-retry') != null]).toEqual([0, 0, true]);
+		h.replies.push({ state: 'done', result: Object.assign({}, BEFORE, { id: 'b2' }) });
+		await p.$('.reterm-wizard-ways .reterm-wizard-asis').click();
+		expect(h.rpc.callsTo('reterm', 'test_start')[1].params.pause_shaping).toBeUndefined();
+		await h.poll.tick();
+		await p.$('.reterm-wizard-next').click();
+		expect(p.text()).toMatch(/Measured with shaping on/);
+	});
+
+	it('a failed test or a stop: the router restores shaping, the wizard shows it', async () => {
 		const h = setup({ sqm: SHAPED });
 		const p = await open(h);
 		await p.$('.reterm-wizard-next').click();
-		h.replies.push({ state: 'done', result: { v: 1, id: 'b1', error: 'no_idle_rtt', phases: [], samples: [] } });
+		h.replies.push({ state: 'done', result: { v: 1, id: 'b1', error: 'no_idle_rtt', phases: [], samples: [] }, pause: pauseAt('restored') });
 		await p.$('.reterm-wizard-start').click();
-		await h.poll.tick(3);
+		await h.poll.tick();
 		expect(p.text()).toMatch(/No reflector answered/);
-		expect(h.uci.dump('sqm').q.enabled).toBe('1');
-		expect(h.ui.applied).toHaveLength(2);
-	});
+		expect(p.text('.reterm-wizard-pause')).toMatch(/Shaping on eth1 is back on/);
+		expect(h.poll.queue).toHaveLength(0);
 
-	it('a test that does not start, or is stopped, turns shaping back on', async () => {
-		const h = setup({ sqm: SHAPED, start: { error: 'busy', message: 'a test is already running' } });
-		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
-		await p.$('.reterm-wizard-start').click();
-		await h.poll.tick(2);
-		expect(p.text()).toMatch(/A test is already running/);
-		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length, h.poll.queue.length]).toEqual(['1', 2, 0]);
-
-		h.rpc.handle('reterm', 'test_start', { started: true, id: 'b2', total: 44 });
+		h.replies.length = 0;
 		h.replies.push({ state: 'running', phase: 'idle', progress: 0.05 });
 		await p.$('.reterm-wizard-retry').click();
 		await p.$('.reterm-wizard-start').click();
-		expect(h.uci.dump('sqm').q.enabled).toBe('0');
-		await h.poll.tick(2);
-		await p.$('.reterm-wizard-stop').click();
 		await h.poll.tick();
+		h.router.pause = pauseAt('restoring');
+		await p.$('.reterm-wizard-stop').click();
 		expect(h.rpc.callsTo('reterm', 'test_stop')).toHaveLength(1);
-		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length, h.poll.queue.length]).toEqual(['1', 4, 0]);
+		expect(p.text('.reterm-wizard-pause')).toMatch(/turning shaping on eth1 back on/);
+		h.router.pause = pauseAt('restored');
+		await h.poll.tick();
+		expect([p.text('.reterm-wizard-pause'), h.poll.queue.length, h.ui.applied.length]).toEqual(['Shaping on eth1 is back on.', 0, 0]);
 	});
 
-	it('cancel during the test stops it and turns shaping back on', async () => {
+	it('the router could not start sqm again: says so, with the way forward', async () => {
+		const h = setup({ sqm: SHAPED });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		h.replies.push({ state: 'done', result: BEFORE, pause: pauseAt('failed', { message: 'sqm did not start again on eth1: run /etc/init.d/sqm restart' }) });
+		await p.$('.reterm-wizard-start').click();
+		await h.poll.tick();
+		expect(p.text('.reterm-wizard-pause .alert-message.danger')).toMatch(/Shaping on eth1 could not be turned back on: sqm did not start again on eth1.*Restart sqm on the router/);
+		expect(p.$('.reterm-wizard-pause a.reterm-wizard-shaping').getAttribute('href')).toMatch(/reterm\/shaping$/);
+		expect(h.poll.queue).toHaveLength(0);
+	});
+
+	it('cancel during the test stops it; the router ends the pause, nothing to undo in UCI', async () => {
 		const h = setup({ sqm: SHAPED });
 		const p = await open(h);
 		await p.$('.reterm-wizard-next').click();
 		h.replies.push({ state: 'running', phase: 'download', progress: 0.3 });
 		await p.$('.reterm-wizard-start').click();
-		await h.poll.tick(2);
-		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(1);
+		await h.poll.tick();
 		await p.$('.reterm-wizard-cancel').click();
 		expect(h.rpc.callsTo('reterm', 'test_stop')).toHaveLength(1);
-		expect(h.uci.dump('sqm').q).toEqual({ '.name': 'q', '.type': 'queue', '.anonymous': false, '.index': 0, enabled: '1', interface: 'eth1', download: '5000', upload: '500' });
-		expect(h.poll.queue).toHaveLength(0);
-		expect(h.ui.notifications.map(n => n.text).join()).toMatch(/previous settings are back/);
+		expect([h.poll.queue.length, h.ui.applied.length, h.uci.stagedChanges()]).toEqual([0, 0, {}]);
+		expect(h.ui.notifications.map(n => n.text).join()).toMatch(/nothing was changed/);
 	});
 
-	it('after a page reload mid-test: picks the test up, then turns shaping back on', async () => {
-		const w = await createHarness().require('reterm.wizard');
-		let s = w.go(w.create({ sqm: { sid: 'q', values: SHAPED.q }, retermEnabled: '0' }), 'measure');
-		s = w.record(w.record(w.record(s, { type: 'pausing', sids: ['q'] }), { type: 'paused' }), { type: 'testStarted', id: 'b1' });
-		const h = setup({ sqm: { q: Object.assign({}, SHAPED.q, { enabled: '0' }) }, storage: memoryStorage({ 'reterm-wizard': JSON.stringify(s) }) });
-		h.replies.push({ state: 'running', phase: 'upload', progress: 0.6 }, { state: 'done', result: BEFORE });
+	it('closing the page mid-test and coming back: picks the test up and shows the router\'s pause', async () => {
+		const storage = memoryStorage();
+		const h = setup({ sqm: SHAPED, storage });
 		const p = await open(h);
-		await Promise.resolve(); await Promise.resolve();
-		expect(p.step()).toBe('2. Measure');
-		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
-		expect(h.poll.queue).toHaveLength(1);
-		await h.poll.tick();
-		expect(p.text()).toMatch(/Measuring: upload – 60 %/);
-		await h.poll.tick();
-		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length]).toEqual(['1', 1]);
-		await h.poll.tick();
-		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
+		await p.$('.reterm-wizard-next').click();
+		h.replies.push({ state: 'running', phase: 'download', progress: 0.3 });
+		await p.$('.reterm-wizard-start').click();
+
+		/* a new page from what is stored, the test still runs on the router */
+		const h2 = setup({ sqm: SHAPED, storage, pause: pauseAt('paused') });
+		h2.replies.push({ state: 'running', id: 'b1', phase: 'upload', progress: 0.6 }, { state: 'done', result: BEFORE, pause: pauseAt('restored') });
+		const p2 = await open(h2);
+		await flush();
+		expect(p2.step()).toBe('2. Measure');
+		expect(h2.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
+		expect(p2.text('.reterm-wizard-test')).toMatch(/Upload load/);
+		expect(p2.text('.reterm-wizard-pause')).toMatch(/Shaping is paused on eth1/);
+		await h2.poll.tick(2);
+		expect(p2.text('.reterm-wizard-grade')).toMatch(/Grade D/);
+		expect(p2.text('.reterm-wizard-pause')).toMatch(/Shaping on eth1 is back on/);
+		expect([stored(storage).test, h2.poll.queue.length]).toEqual([null, 0]);
 	});
 
-	it('after a page reload while turning shaping back on: finishes the restore', async () => {
-		const w = await createHarness().require('reterm.wizard');
-		let s = w.record(w.go(w.create({ sqm: null, retermEnabled: '0' }), 'measure'), { type: 'pausing', sids: ['q'] });
-		s = w.record(w.record(s, { type: 'measured', result: BEFORE }), { type: 'restoring' });
-		const storage = memoryStorage({ 'reterm-wizard': JSON.stringify(s) });
+	it('coming back after the test ended: takes its result, only if it is the wizard\'s test', async () => {
+		const storage = memoryStorage();
+		const p = await open(setup({ sqm: SHAPED, storage }));
+		await p.$('.reterm-wizard-next').click();
+		await p.$('.reterm-wizard-start').click();
+		const h2 = setup({ sqm: SHAPED, storage, pause: pauseAt('restored') });
+		h2.replies.push({ state: 'done', result: Object.assign({}, BEFORE, { id: 'other' }) });
+		const p2 = await open(h2);
+		await flush();
+		expect(p2.text()).toMatch(/The test ended without a result/);
+		expect(p2.$('.reterm-wizard-grade')).toBeNull();
+		expect(stored(storage).test).toBeNull();
+	});
+
+	it('the router\'s pause as monitor_status reports it on arrival', async () => {
+		let p = await open(setup({ sqm: SHAPED, pause: pauseAt('paused') }));
+		expect(p.text('.reterm-wizard-pause')).toMatch(/Shaping is paused on eth1/);
+		p = await open(setup({ sqm: SHAPED, pause: pauseAt('restored') }));
+		expect(p.text('.reterm-wizard-pause')).toBe('');
+		p = await open(setup({ sqm: SHAPED, pause: pauseAt('failed', { message: 'x' }) }));
+		expect(p.text('.reterm-wizard-pause')).toMatch(/could not be turned back on: x/);
+	});
+});
+
+describe('a state stored by the previous wizard version (shaping paused in UCI)', () => {
+	const v1 = (phase, extra = {}) => Object.assign({ v: 1, step: 'measure', reached: 1, snapshot: { sqm: { sid: 'q', values: SHAPED.q }, retermEnabled: '0' },
+		before: null, measuredAsIs: false, proposal: null, applied: { shaping: false, devices: false }, applyWait: null, after: null,
+		paused: { sids: ['q'], phase, testId: 'b1' }, urls: { download: '', upload: '' }, devicesAdded: [], devicesEnabled: [], done: false }, extra);
+
+	it('turns the queue it left off back on with rollback, and is not stuck', async () => {
+		const storage = memoryStorage({ 'reterm-wizard': JSON.stringify(v1('off')) });
 		const h = setup({ sqm: { q: Object.assign({}, SHAPED.q, { enabled: '0' }) }, storage });
 		const p = await open(h);
 		await flush();
-		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length]).toEqual(['1', 1]);
+		expect([h.uci.dump('sqm').q.enabled, h.ui.applied]).toEqual(['1', [{ checked: true }]]);
+		expect(h.ui.notifications.map(n => n.text).join()).toMatch(/An earlier version of this wizard had turned shaping off for a measurement \(q\); it is turned back on now/);
+		expect(stored(storage)).toMatchObject({ v: 2, step: 'measure', test: null });
+		expect(stored(storage).legacyPause).toBeUndefined();
+		expect(stored(storage).paused).toBeUndefined();
+		h.replies.push({ state: 'done', result: BEFORE });
+		await p.$('.reterm-wizard-start').click();
 		await h.poll.tick();
-		expect(JSON.parse(storage.data['reterm-wizard']).paused).toBeNull();
 		expect(p.$('.reterm-wizard-next')).not.toBeNull();
+	});
+
+	it('a pause that was rolled back or restored already: nothing to apply', async () => {
+		for (const phase of ['pausing', 'restoring']) {
+			const storage = memoryStorage({ 'reterm-wizard': JSON.stringify(v1(phase, { step: 'propose', reached: 2, before: BEFORE })) });
+			const h = setup({ sqm: SHAPED, storage });
+			const p = await open(h);
+			await flush();
+			expect([p.step(), h.ui.applied.length, h.uci.stagedChanges()]).toEqual(['3. Propose', 0, {}]);
+		}
 	});
 });
 
@@ -495,91 +592,7 @@ describe('issue 12: the wizard on real LuCI', () => {
 		expect(p2.step()).toBe('2. Measure');
 		expect([p2.$('#reterm-wizard-dl').value, p2.$('#reterm-wizard-ul').value]).toEqual(['http://198.51.100.7/big', 'http://198.51.100.7/up']);
 		await measure(h2, p2, BEFORE);
-		expect(h2.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({ download_url: 'http://198.51.100.7/big', upload_url: 'http://198.51.100.7/up', streams: 4 });
-	});
-
-	it('starts the test only once the router reports shaping off, goes on only once it is back on', async () => {
-		const storage = memoryStorage();
-		const h = setup({ sqm: SHAPED, storage, lag: 3 });
-		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
-		h.replies.push({ state: 'done', result: BEFORE });
-		await p.$('.reterm-wizard-start').click();
-		expect(h.ui.applied).toEqual([{ checked: true }]);
-		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
-		expect(p.text('.reterm-wizard-test')).toMatch(/Waiting for the router to confirm that shaping is off/);
-		await h.poll.tick(3);
-		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
-		await h.poll.tick();
-		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(1);
-		expect(JSON.parse(storage.data['reterm-wizard']).paused).toMatchObject({ phase: 'off', testId: 'b1' });
-
-		await h.poll.tick();
-		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length]).toEqual(['1', 2]);
-		expect(JSON.parse(storage.data['reterm-wizard']).paused.phase).toBe('restoring');
-		expect(p.text('.reterm-wizard-test')).toMatch(/Waiting for the router to confirm that shaping is back on/);
-		expect(p.$('.reterm-wizard-next')).toBeNull();
-		await h.poll.tick(3);
-		expect(JSON.parse(storage.data['reterm-wizard']).paused).not.toBeNull();
-		await h.poll.tick();
-		expect(JSON.parse(storage.data['reterm-wizard']).paused).toBeNull();
-		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
-		expect(p.$('.reterm-wizard-next')).not.toBeNull();
-		expect(h.poll.queue).toHaveLength(0);
-	});
-
-	it('after the reload LuCI does: waits for shaping off, then tests with the typed URLs', async () => {
-		const storage = memoryStorage();
-		const h = setup({ sqm: SHAPED, storage, lag: 100, reterm: NO_URLS });
-		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
-		type(p, '#reterm-wizard-dl', 'http://198.51.100.7/big');
-		type(p, '#reterm-wizard-ul', 'http://198.51.100.7/up');
-		await p.$('.reterm-wizard-start').click();
-		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
-
-		/* LuCI reloads the page: the router has the queue off, retermd still reports it on */
-		const h2 = setup({ sqm: { q: Object.assign({}, SHAPED.q, { enabled: '0' }) }, was: SHAPED.q, lag: 2, storage, reterm: NO_URLS });
-		const p2 = await open(h2);
-		await flush();
-		expect(p2.step()).toBe('2. Measure');
-		expect(p2.text('.reterm-wizard-test')).toMatch(/Waiting for the router to confirm that shaping is off/);
-		await h2.poll.tick();              /* still reports the queue on */
-		expect(h2.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
-		await h2.poll.tick();
-		expect(h2.rpc.callsTo('reterm', 'test_start').map(c => c.params)).toEqual([{ download_url: 'http://198.51.100.7/big', upload_url: 'http://198.51.100.7/up', streams: 4 }]);
-		expect(h2.ui.applied).toHaveLength(0);
-	});
-
-	it('a reload right after test_start picks up the running test instead of starting another', async () => {
-		const w = await createHarness().require('reterm.wizard');
-		let s = w.go(w.create({ sqm: { sid: 'q', values: SHAPED.q }, retermEnabled: '0' }), 'measure');
-		s = w.record(w.record(s, { type: 'pausing', sids: ['q'] }), { type: 'paused' });
-		const h = setup({ sqm: { q: Object.assign({}, SHAPED.q, { enabled: '0' }) }, storage: memoryStorage({ 'reterm-wizard': JSON.stringify(s) }) });
-		h.replies.push({ state: 'running', id: 'b7', phase: 'download', progress: 0.3 }, { state: 'done', id: 'b7', result: Object.assign({}, BEFORE, { id: 'b7' }) });
-		const p = await open(h);
-		await flush();
-		await h.poll.tick();
-		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
-		await h.poll.tick();
-		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
-	});
-
-	it('gives up with a clear message when the router never reports shaping off; shaping goes back on', async () => {
-		let now = 1e12;
-		vi.spyOn(Date, 'now').mockImplementation(() => now);
-		const h = setup({ sqm: SHAPED, lag: 1e6 });
-		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
-		await p.$('.reterm-wizard-start').click();
-		await h.poll.tick(5);
-		now += 121000;
-		await h.poll.tick();
-		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
-		expect(p.text()).toMatch(/The router did not confirm within 120 s that shaping is off, so the test did not start/);
-		await h.poll.tick();
-		expect([h.uci.dump('sqm').q.enabled, h.ui.applied.length, h.poll.queue.length]).toEqual(['1', 2, 0]);
-		expect(p.$('.reterm-wizard-retry')).not.toBeNull();
+		expect(h2.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({ download_url: 'http://198.51.100.7/big', upload_url: 'http://198.51.100.7/up', streams: 4, pause_shaping: true });
 	});
 
 	it('the check after applying starts only once the router reports the new rates', async () => {
@@ -622,14 +635,14 @@ describe('issue 12: the wizard on real LuCI', () => {
 		await p.$('.reterm-wizard-next').click();
 		await measure(h, p, Object.assign({}, BEFORE, { reflector_idle: [] }));
 		await p.$('.reterm-wizard-next').click();
-		expect(p.text()).toMatch(/98 % of the 2 round-trip times the router measured \(to the test reflectors and to 1 server of open connections\) are at most 40 ms/);
+		expect(p.text()).toMatch(/98 % of the 2 round-trip times the router measured \(to the test reflectors and to 1 server of open connections\) are at most 40\.0 ms/);
 		const h1 = setup();
 		const p1 = await open(h1);
 		await p1.$('.reterm-wizard-next').click();
 		await measure(h1, p1, Object.assign({}, BEFORE, { reflector_idle: [{ target: '1.1.1.1', rtt: 14 }] }));
 		await p1.$('.reterm-wizard-next').click();
 		expect(p1.text()).not.toMatch(/1 round-trip times/);
-		expect(p1.text()).toMatch(/The 1 round-trip time the router measured \(to the test reflectors\) is 14 ms/);
+		expect(p1.text()).toMatch(/The 1 round-trip time the router measured \(to the test reflectors\) is 14\.0 ms/);
 	});
 });
 
@@ -689,7 +702,7 @@ describe('issue: the wizard on real LuCI (luci_checks findings)', () => {
 	};
 	const withGrade = (r, g) => Object.assign({}, r, { grade: g });
 
-	it('1: a failed test with shaping paused keeps its reason over the apply reload, until a retry', async () => {
+	it('1: a failed test keeps its reason over a reload, until a retry', async () => {
 		const storage = memoryStorage();
 		const h = setup({ sqm: SHAPED, storage });
 		const p = await open(h);
@@ -699,7 +712,7 @@ describe('issue: the wizard on real LuCI (luci_checks findings)', () => {
 		await h.poll.tick(3);
 		expect(p.text()).toMatch(/No reflector answered/);
 
-		/* LuCI reloads the page after the apply that turned shaping back on */
+		/* the page is reloaded */
 		const h2 = setup({ sqm: SHAPED, storage });
 		const p2 = await open(h2);
 		await flush();
@@ -776,17 +789,17 @@ describe('issue: the wizard on real LuCI (luci_checks findings)', () => {
 		await h.poll.tick();
 		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(2);
 		await h.poll.tick();
-		expect(p.text('.reterm-wizard-progress-text')).toMatch(/Measuring: download – 25 %/);
+		expect(p.text('.reterm-run-progress-text')).toMatch(/Download load/);
+		expect(h.rpc.callsTo('reterm', 'test_start')[1].params.pause_shaping).toBe(true);
 	});
 
-	it('4: target_refused and too_soon read as translated texts', async () => {
-		const h = createHarness();
-		const w = await h.require('reterm.wizard'), m = await h.require('reterm.monitor');
-		for (const f of [w.startError.bind(w), m.startError.bind(m)]) {
-			expect(f({ error: 'target_refused', message: 'the test server is not allowed: …' })).toMatch(/refused the test server.*public Internet address.*test_server/);
-			expect(f({ error: 'too_soon', wait_s: 12, message: 'raw' })).toMatch(/12 s/);
-			expect(f({ error: 'too_soon', wait_s: 12, message: 'raw' })).not.toBe('raw');
-		}
+	it('4: target_refused reads as reterm.testrun\'s translated text', async () => {
+		const h = setup({ start: { error: 'target_refused', message: 'the test server is not allowed: …' } });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await p.$('.reterm-wizard-start').click();
+		expect(p.text()).toMatch(/refused the test server.*public Internet address.*test_server/);
+		expect(p.text()).not.toMatch(/is not allowed/);
 	});
 
 	it('5: an after test far above the shaper says that shaping is not active', async () => {
@@ -798,14 +811,16 @@ describe('issue: the wizard on real LuCI (luci_checks findings)', () => {
 		expect(ok.text()).not.toMatch(/does not seem to be active/);
 	});
 
-	it('6: the progress bar draws no text of its own (one label, under the bar)', async () => {
+	it('6: one progress text, under the bar', async () => {
 		const h = setup();
 		const p = await open(h);
 		await p.$('.reterm-wizard-next').click();
 		h.replies.push({ state: 'running', phase: 'download', progress: 0.25 });
 		await p.$('.reterm-wizard-start').click();
 		await h.poll.tick();
-		expect(p.$('.reterm-wizard-progress').getAttribute('title')).toBeNull();
-		expect(p.text('.reterm-wizard-running').match(/Measuring: download/g)).toHaveLength(1);
+		const run = p.$('.reterm-wizard-running');
+		expect(run.querySelectorAll('.cbi-progressbar')).toHaveLength(1);
+		expect(h.text(run).match(/Download load/g)).toHaveLength(1);
+		expect(p.$('.reterm-wizard-running .cbi-progressbar').getAttribute('aria-valuenow')).toBe('25');
 	});
 });
