@@ -10,6 +10,8 @@
 #
 #   init/*    tests/owrt/init_checks.sh   the init scripts through rc.common
 #   fw4/*     tests/owrt/fw4_checks.sh    fw4 print/reload with our includes
+#   pause/*   tests/owrt/pause_checks.sh  the test's shaping pause on real
+#                                         sqm-scripts, ended by the router
 #   rpcd/*    tests/owrt/rpcd_checks.py   every method via ubus and HTTP,
 #                                         three sessions, malformed input
 #
@@ -89,6 +91,7 @@ check "install: rpcd reloaded, ubus object reterm published" published
 
 . "$HERE/init_checks.sh"
 . "$HERE/fw4_checks.sh"
+. "$HERE/pause_checks.sh"
 
 if out=$(python3 "$HERE/rpcd_checks.py" --root "$OWRT_ROOT" --port $PORT 2>&1); then :; fi
 printf '%s\n' "$out" | grep -E '^(ok|not ok|skip|#)' | sed -E 's/^(ok|not ok|skip) - /\1 - owrt\/rpcd\//'

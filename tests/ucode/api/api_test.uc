@@ -137,7 +137,7 @@ check('typed args: strings, booleans and integers',
 		[ 'samples', [ 'since:int', 'step:int' ] ],
 		[ 'server_rtts', [] ],
 		[ 'status', [] ],
-		[ 'test_start', [ 'download_url:string', 'streams:int', 'upload_url:string' ] ],
+		[ 'test_start', [ 'download_url:string', 'pause_shaping:bool', 'streams:int', 'upload_url:string' ] ],
 		[ 'test_status', [] ],
 		[ 'test_stop', [] ],
 		[ 'wan_info', [] ]

@@ -28,11 +28,22 @@ c.eq('short datagram', P.parse_echo('\x00\x00', false), null);
 
 c.ok('is_ip', P.is_ip('1.1.1.1') && P.is_ip('::1') && !P.is_ip('1.1.1.1; reboot') && !P.is_ip('localhost') && !P.is_ip(null));
 
-// ping output (busybox and iputils)
-c.eq('busybox ping', P.parse_ping('PING 1.1.1.1 (1.1.1.1): 56 data bytes\n64 bytes from 1.1.1.1: seq=0 ttl=57 time=12.345 ms\n'), 12.345);
-c.eq('iputils ping', P.parse_ping('64 bytes from 127.0.0.1: icmp_seq=1 ttl=64 time=0.043 ms\n'), 0.043);
-c.eq('iputils ping, < 1 ms style', P.parse_ping('time<1ms'), 1);
-c.eq('no answer', P.parse_ping('PING 192.0.2.1 (192.0.2.1): 56 data bytes\n\n--- 192.0.2.1 ping statistics ---\n1 packets transmitted, 0 packets received, 100% packet loss\n'), null);
+// selection: fping, else ICMP sockets, else none; never a ping process
+// per probe (issue 13: a shell and a ping every 200 ms)
+let nofping = { access: () => false, dup2: () => true };
+let nosock = { AF_INET: 2, AF_INET6: 10, SOCK_RAW: 3, SOCK_DGRAM: 2, SOCK_NONBLOCK: 2048, SOCK_CLOEXEC: 524288,
+               create: () => null };
+let fake_loop = { timer: () => ({ set: () => true, cancel: () => true }), handle: () => null, ULOOP_READ: 1 };
+let sel = (kind) => P.open({ fs: nofping, socket: nosock, uloop: fake_loop, clock: { mono: () => 0, wall: () => 0 }, rand: () => 1 }, kind);
+
+c.eq('auto without fping and ICMP sockets: none (no ping per probe)', sel('auto')?.name, 'none');
+c.eq('the ping backend is gone', sel('ping'), null);
+c.eq('icmp asked for but not possible: null', sel('icmp'), null);
+c.eq('fping asked for but not installed: null', sel('fping'), null);
+c.ok('none never starts anything', sel('auto').start([ '1.1.1.1' ], 200, 2000, () => die('called')) == null &&
+	!sel('auto').running());
+c.eq('with fping: fping', P.open({ fs: { access: (p) => p == '/usr/bin/fping', dup2: () => true }, uloop: fake_loop,
+	clock: { mono: () => 0, wall: () => 0 } }, 'auto')?.name, 'fping');
 
 // fping loop mode output
 c.eq('fping line', P.parse_fping_line('1.1.1.1   : [12], 64 bytes, 12.3 ms (12.1 avg, 0% loss)'), { target: '1.1.1.1', seq: 12, rtt: 12.3 });

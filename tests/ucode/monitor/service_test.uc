@@ -186,7 +186,7 @@ let args = { download_url: 'http://10.0.0.2/bytes/100000000', upload_url: 'http:
 c.eq('test_start: bad URL', gm.test_start({ ...args, download_url: 'http://10.0.0.2/$(reboot)' }).error, 'invalid_argument');
 c.eq('test_start: bad streams', gm.test_start({ ...args, streams: 0 }).error, 'invalid_argument');
 c.eq('test_stop without a test', gm.test_stop({}).error, 'not_running');
-c.eq('test_status without a test', gm.test_status({}), { state: 'idle' });
+c.eq('test_status without a test', gm.test_status({}), { state: 'idle', pause: null });
 
 let started = gm.test_start({ ...args, streams: 2 });
 
@@ -283,7 +283,7 @@ c.ok(sprintf('clock step back: new ring id (%s -> %s), old rows gone', id1, afte
 
 c.eq('ubus argument declarations', S.UBUS_ARGS, {
 	samples: { since: 0, step: 1 },
-	test_start: { download_url: '', upload_url: '', streams: 4 },
+	test_start: { download_url: '', upload_url: '', streams: 4, pause_shaping: false },
 	test_status: {}, test_stop: {}, results: { id: '' }, status: {}
 });
 

@@ -240,6 +240,8 @@ export function memfs(files) {
 			};
 		},
 		fsync: () => true,
+		writefile: (p, d) => { files[p] = '' + d; return length(d); },
+		access: (p) => files[p] != null,
 		rename: (a, b) => { if (files[a] == null) return false; files[b] = files[a]; delete files[a]; return true; },
 		unlink: (p) => { delete files[p]; return true; },
 		mkdir: () => true,

@@ -57,7 +57,7 @@ export function samples(args) {
 
 export function test_start(args) {
 	return monitor('test_start', { download_url: args.download_url, upload_url: args.upload_url,
-		streams: args.streams });
+		streams: args.streams, pause_shaping: args.pause_shaping });
 }
 
 export function test_status() {

@@ -113,7 +113,7 @@ function is_int(v) {
 	return type(v) == 'int';
 }
 
-// spec: { name: { type: 'int'|'string', required, check: fn(v) -> value|null,
+// spec: { name: { type: 'int'|'string'|'bool', required, check: fn(v) -> value|null,
 // grammar: text for the message } }.  Unknown arguments are refused
 // (ubus_rpc_session, added by rpcd for HTTP callers, is ignored).
 export function check_args(args, spec) {
@@ -145,8 +145,9 @@ export function check_args(args, spec) {
 			continue;
 		}
 
-		if ((s.type == 'int' && !is_int(v)) || (s.type == 'string' && type(v) != 'string'))
-			return err(`argument '${k}' must be ${s.type == 'int' ? 'an integer' : 'a string'}`);
+		if ((s.type == 'int' && !is_int(v)) || (s.type == 'string' && type(v) != 'string') ||
+		    (s.type == 'bool' && type(v) != 'bool'))
+			return err(`argument '${k}' must be ${{ int: 'an integer', string: 'a string', bool: 'true or false' }[s.type]}`);
 
 		let c = s.check ? s.check(v) : v;
 
@@ -172,7 +173,8 @@ export const SPEC = {
 		upload_url: { type: 'string', required: true, check: http_url,
 		              grammar: 'an http:// URL (host, optional port, path of safe characters, at most 256 characters)' },
 		streams: { type: 'int', default: 4, check: (v) => (v >= 1 && v <= MAX_STREAMS) ? v : null,
-		           grammar: 'an integer 1-16' }
+		           grammar: 'an integer 1-16' },
+		pause_shaping: { type: 'bool', default: false, grammar: 'true or false' }
 	},
 	test_status: {},
 	test_stop: {},

@@ -3,7 +3,7 @@
 // Probers: send ICMP echo requests to reflectors round robin at a fixed
 // interval and report every probe once, answered or lost.
 //
-//   let p = open(env, 'auto');          // fping, else icmp, else ping
+//   let p = open(env, 'auto');          // fping, else icmp, else none
 //   p.start([ '1.1.1.1', '9.9.9.9' ], 200, 2000, (r) => ...);
 //   p.stop();
 //
@@ -23,9 +23,10 @@
 //           unprivileged ping sockets (SOCK_DGRAM, net.ipv4.ping_group_range).
 //           No process is started; RTTs use the kernel receive timestamp
 //           (SO_TIMESTAMPNS), so a busy event loop does not inflate them.
-//   ping    `ping -c 1 -W s <ip>` (busybox) per probe in a uloop task;
-//           the fallback when the socket module is missing (OpenWrt
-//           before 24.10).
+//   none    no way to probe (neither fping nor ICMP sockets): starts
+//           nothing and reports nothing; retermd says so in its log and
+//           status.  (A `ping` per probe is never forked: at 5 probes/s
+//           that is a shell and a process every 200 ms.)
 //
 // Targets must be IP literals (reterm.monitor.args checks them), so
 // nothing here ever passes a name or a shell word to a command.
@@ -73,7 +74,7 @@ export function cksum(b) {
 	return (~sum) & 0xffff;
 }
 
-// Round robin scheduler shared by the icmp and ping backends: calls
+// Round robin scheduler of the icmp backend: calls
 // send(target) every interval_ms on a uloop timer that is re-armed
 // against its own schedule (no drift).
 function scheduler(env, send) {
@@ -314,60 +315,16 @@ export function icmp(env) {
 	};
 }
 
-// ---- ping: busybox ping per probe ----------------------------------------
+// ---- none: nothing to probe with ---------------------------------------
 
-// RTT from ping output ("time=12.3 ms"), null if none
-export function parse_ping(out) {
-	let m = match(out ?? '', /time[=<]([0-9]+(\.[0-9]+)?) ?ms/);
-
-	return m ? +m[1] : null;
-}
-
-export function ping_cmd(env) {
-	let cb = null, timeout = 2000, gen = 0, sched;
-
-	function send(target) {
-		let t = env.clock.mono(), my = gen, secs = max(1, int((timeout + 999) / 1000));
-
-		if (!is_ip(target)) {
-			cb?.({ t, target, rtt: null });
-			return;
-		}
-
-		env.uloop.task(() => {
-			let p = require('fs').popen(sprintf('ping -c 1 -W %d %s 2>/dev/null', secs, target), 'r');
-			let out = p ? p.read('all') : '';
-
-			p?.close();
-
-			return { rtt: parse_ping(out) };
-		}, (res) => {
-			if (my == gen && cb)
-				cb({ t, target, rtt: res?.rtt ?? null });
-		});
-	}
-
-	sched = scheduler(env, send);
-
+export function none() {
 	return {
-		name: 'ping',
-		usable: () => true,
-
-		start: function(targets, interval_ms, timeout_ms, on_result) {
-			cb = on_result;
-			timeout = timeout_ms;
-			gen++;
-			sched.start(targets, interval_ms);
-		},
-
-		stop: function() {
-			gen++;
-			sched.stop();
-			cb = null;
-		},
-
-		close: function() { this.stop(); },
-		running: () => sched.running()
+		name: 'none',
+		usable: () => false,
+		start: () => null,
+		stop: () => null,
+		close: () => null,
+		running: () => false
 	};
 }
 
@@ -521,8 +478,9 @@ export function fping(env, path) {
 
 // ---- selection -----------------------------------------------------------
 
-// kind: 'auto' (fping, else icmp, else ping), 'fping', 'icmp' or 'ping'.
-// Returns a prober (its .name says which) or null.
+// kind: 'auto' (fping, else icmp, else none), 'fping' or 'icmp'.
+// Returns a prober (its .name says which), or null when the kind asked
+// for (not auto) is not available.
 export function open(env, kind) {
 	let fs = env.fs ?? require('fs');
 
@@ -561,5 +519,5 @@ export function open(env, kind) {
 			return null;
 	}
 
-	return ping_cmd(env);
+	return (kind == 'auto') ? none() : null;
 }

@@ -13,6 +13,7 @@ import * as args from 'reterm.monitor.args';
 import * as store from 'reterm.monitor.store';
 import * as gtest from 'reterm.monitor.test';
 import * as target from 'reterm.monitor.target';
+import * as pause from 'reterm.monitor.pause';
 import { RESOLVE_TIMEOUT_MS } from 'reterm.monitor.resolve';
 
 // the guided test: a gap after each test (ended or stopped) before the
@@ -42,14 +43,19 @@ export function create(env, cfg, hooks) {
 	let gap_ms = cfg.test_gap_ms ?? TEST_GAP_MS;
 	let saved = store.open(env.fs, { timer: env.timer, clock: env.clock, fsync: env.fsync, log: (m) => env.log?.(m) });
 	let test = null, results = saved.list();
-	let starting = null;	// a test_start waiting for name resolution
+	let starting = null;	// a test_start waiting for name resolution or the pause
 	let last_end = null;	// mono ms when the last test ended
+	let shaping = pause.create({ run: env.run, fs: env.fs, clock: env.clock, timer: env.timer,
+	                             log: (m) => env.log?.(m) });
 
 	function log(msg) {
 		env.log?.(msg);
 	}
 
 	function test_done(result) {
+		// the router ends its own pause: no browser needed
+		shaping.restore('the test ended');
+
 		results = saved.add(result);
 		log(sprintf('test %s finished: grade %s%s', result.id, result.grade ?? '-',
 			result.inconclusive ? ' (inconclusive)' : ''));
@@ -85,25 +91,8 @@ export function create(env, cfg, hooks) {
 		};
 	}
 
-	// the checks after resolution (resolved: host -> addresses), then the
-	// test; the loads get the checked addresses (url.addrs) and connect
-	// to those only
-	function begin(a, pol, resolved) {
-		let urls = {};
-
-		pol.own = target.own(env.readfile?.('/proc/net/fib_trie'), env.readfile?.('/proc/net/if_inet6'));
-
-		for (let k in [ 'download_url', 'upload_url' ]) {
-			let u = a[k];
-			let addrs = (u.family != null) ? [ u.host ] : (resolved[u.host] ?? []);
-			let why = target.check_addrs(u, addrs, pol);
-
-			if (why != null)
-				return refuse(u, why);
-
-			urls[k] = { ...u, addrs };
-		}
-
+	// paused: the ifaces whose shaping this test paused (null: not asked)
+	function run_test(a, urls, paused) {
 		hooks.wake();
 		hooks.pause();
 
@@ -121,17 +110,67 @@ export function create(env, cfg, hooks) {
 			upload_url: urls.upload_url,
 			streams: a.streams,
 			reflectors: cfg.reflectors,
-			shaper: cfg.shaper,
+			// measured unshaped: no shaper rate to hold the load against
+			shaper: length(paused) ? null : cfg.shaper,
 			wan: cfg.wan,
 			on_sample: hooks.on_probe,
 			on_done: test_done
 		});
 
-		return { started: true, id: test.id, total: gtest.total_secs(), phases: gtest.phases() };
+		let r = { started: true, id: test.id, total: gtest.total_secs(), phases: gtest.phases() };
+
+		if (paused != null)
+			r.paused = paused;
+
+		return r;
+	}
+
+	// the checks after resolution (resolved: host -> addresses), the
+	// shaping pause when asked, then the test; the loads get the checked
+	// addresses (url.addrs) and connect to those only.  done(reply) is
+	// called once, at once or (pausing) later from the loop.
+	function begin(a, pol, resolved, done) {
+		let urls = {};
+
+		pol.own = target.own(env.readfile?.('/proc/net/fib_trie'), env.readfile?.('/proc/net/if_inet6'));
+
+		for (let k in [ 'download_url', 'upload_url' ]) {
+			let u = a[k];
+			let addrs = (u.family != null) ? [ u.host ] : (resolved[u.host] ?? []);
+			let why = target.check_addrs(u, addrs, pol);
+
+			if (why != null)
+				return done(refuse(u, why));
+
+			urls[k] = { ...u, addrs };
+		}
+
+		if (!a.pause_shaping)
+			return done(run_test(a, urls, null));
+
+		if (type(env.run) != 'function')
+			return done(err('pause_failed', 'shaping cannot be paused here: no way to run sqm-scripts'));
+
+		let until = int(env.clock.wall() / 1000) + gtest.total_secs() + pause.GRACE_S;
+
+		shaping.pause(cfg.wan ? [ cfg.wan ] : [], until, (res) => {
+			if (res.error) {
+				log(`test_start: ${res.message}`);
+				return done(res);
+			}
+
+			done(run_test(a, urls, res.ifaces));
+		});
 	}
 
 	return {
 		running: () => test && test.state() == 'running',
+		// the shaping pause (reterm.monitor.pause): its state, and for
+		// retermd: recover() at start (a pause a previous instance left),
+		// restore() on SIGTERM
+		pause_status: () => shaping.status(),
+		recover: (cb) => shaping.recover(cb),
+		restore: (why, cb) => shaping.restore(why, cb),
 		list: () => results,
 		// pending results to flash now (retermd on SIGTERM)
 		persist: () => saved.persist(),
@@ -173,11 +212,11 @@ export function create(env, cfg, hooks) {
 					if (u[k].family == null && index(names, u[k].host) < 0)
 						push(names, u[k].host);
 
-				if (!length(names))
-					return begin(u, pol, {});
-
-				if (type(reply) != 'function' || !env.resolve)
+				if (length(names) && (type(reply) != 'function' || !env.resolve))
 					return err('internal', 'host names cannot be resolved here; give the test server as an IP address');
+
+				if (u.pause_shaping && type(reply) != 'function')
+					return err('internal', 'shaping can only be paused with a deferred reply');
 
 				let resolved = {}, left = length(names), answer = null, inside = true;
 				let me = { jobs: [], guard: null };
@@ -198,12 +237,23 @@ export function create(env, cfg, hooks) {
 						reply(r);
 				}
 
+				// every name resolved: the checks, the pause, the test
+				function go() {
+					me.guard?.cancel();
+					me.guard = null;
+					begin(u, pol, resolved, conclude);
+				}
+
 				starting = me;
 				hooks.wake();
-				me.guard = env.timer(RESOLVE_GUARD_MS, () => {
-					me.guard = null;
-					conclude(refuse(u.download_url, sprintf('no answer from the resolver within %d s', RESOLVE_GUARD_MS / 1000)));
-				});
+
+				if (length(names))
+					me.guard = env.timer(RESOLVE_GUARD_MS, () => {
+						me.guard = null;
+						conclude(refuse(u.download_url, sprintf('no answer from the resolver within %d s', RESOLVE_GUARD_MS / 1000)));
+					});
+				else
+					go();
 
 				for (let n in names) {
 					let host = n;
@@ -221,7 +271,7 @@ export function create(env, cfg, hooks) {
 						resolved[host] = addrs;
 
 						if (--left == 0)
-							conclude(begin(u, pol, resolved));
+							go();
 					}));
 				}
 
@@ -238,7 +288,7 @@ export function create(env, cfg, hooks) {
 
 				hooks.wake();
 
-				return test ? test.status() : { state: 'idle' };
+				return { ...(test ? test.status() : { state: 'idle' }), pause: shaping.status() };
 			},
 
 			test_stop: function(a) {
@@ -252,7 +302,7 @@ export function create(env, cfg, hooks) {
 
 				test.stop();
 
-				return test.status();
+				return { ...test.status(), pause: shaping.status() };
 			},
 
 			results: function(a) {

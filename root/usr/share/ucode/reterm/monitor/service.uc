@@ -57,6 +57,9 @@ export const load_config = settings.load_config, load_policy = settings.load_pol
 //             (reterm.monitor.resolve); without it names are refused
 //   policy    () -> load_policy() output, optional (default: no admin
 //             test server, proxy port 15001)
+//   run       (argv, cb(exit code | null)): a command without a shell,
+//             answered from the loop (the shaping pause runs sqm-scripts'
+//             run.sh); without it test_start refuses pause_shaping
 // cfg: load_config() output (+ sleep_ms, probe_timeout_ms, test_gap_ms
 // overrides)
 export function create(env, cfg) {
@@ -240,6 +243,10 @@ export function create(env, cfg) {
 		results: () => tests.list(),
 		// pending results to flash now (retermd on SIGTERM)
 		persist: () => tests.persist(),
+		// a shaping pause a previous retermd left (at start), or this
+		// one's (on SIGTERM): sqm runs again
+		recover: (cb) => tests.recover(cb),
+		end_pause: (why, cb) => tests.restore(why, cb),
 
 		methods: {
 			samples: function(a) {
@@ -289,6 +296,7 @@ export function create(env, cfg) {
 					cake: cfg.cake,
 					base: stats.round1(live.lowest_base()),
 					test: tests.running() ? 'running' : 'idle',
+					pause: tests.pause_status(),
 					results: length(tests.list()),
 					results_path: store.FLASH_PATH,
 					id: live.rings().sec.id,
@@ -308,7 +316,7 @@ export function create(env, cfg) {
 // and ubusd expect them.
 export const UBUS_ARGS = {
 	samples: { since: 0, step: 1 },
-	test_start: { download_url: '', upload_url: '', streams: 4 },
+	test_start: { download_url: '', upload_url: '', streams: 4, pause_shaping: false },
 	test_status: {},
 	test_stop: {},
 	results: { id: '' },

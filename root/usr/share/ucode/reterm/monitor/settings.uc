@@ -75,7 +75,7 @@ export function load_config(cursor, wan_lookup) {
 
 	cfg.prober = s.prober ?? 'auto';
 
-	if (index([ 'auto', 'fping', 'icmp', 'ping' ], cfg.prober) < 0) {
+	if (index([ 'auto', 'fping', 'icmp' ], cfg.prober) < 0) {
 		push(warnings, sprintf('prober %J unknown, using auto', cfg.prober));
 		cfg.prober = 'auto';
 	}

@@ -12,6 +12,41 @@ import * as probe from 'reterm.monitor.probe';
 import * as load from 'reterm.monitor.load';
 import * as qdisc from 'reterm.monitor.qdisc';
 import * as resolve from 'reterm.monitor.resolve';
+import { RUN_MS } from 'reterm.monitor.pause';
+
+// what procd gives its services
+const CHILD_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
+
+// argv without a shell, answered from the loop: cb(exit code), or
+// cb(null) when it could not start or ran longer than RUN_MS (killed)
+function run(uloop, argv, cb) {
+	let done = false, guard = null, proc = null;
+
+	function finish(rc) {
+		if (done)
+			return;
+
+		done = true;
+		guard?.cancel();
+		cb(rc);
+	}
+
+	proc = uloop.process(argv[0], slice(argv, 1), CHILD_ENV, (rc) => finish(rc));
+
+	if (!proc)
+		return finish(null);
+
+	guard = uloop.timer(RUN_MS, () => {
+		let pid = proc.pid();
+
+		proc.delete();
+
+		if (pid > 0)
+			system([ 'kill', '' + pid ]);
+
+		finish(null);
+	});
+}
 
 export function mono() {
 	let c = clock(true);
@@ -68,6 +103,9 @@ export function env(opts) {
 
 		// names of test servers, in a child process (the loop runs on)
 		resolve: resolver,
+
+		// sqm-scripts' run.sh for the shaping pause
+		run: (argv, cb) => run(uloop, argv, cb),
 
 		load: function(dir, url, streams) {
 			if (!socket)

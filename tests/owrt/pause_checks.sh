@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash
+#
+# Sourced by tests/owrt/run.sh after init_checks.sh (osh, wait_for, event,
+# triggers_idle, jq_py): the guided test's shaping pause on the real
+# sqm-scripts, ended by the router itself, no browser anywhere.
+#
+#   pause/stop     test_start {pause_shaping}: sqm's run.sh stops the WAN's
+#                  queue (its tbf goes, UCI unchanged); test_stop: back
+#   pause/crash    retermd killed mid-test: procd respawns it and the new
+#                  instance starts the queue again from its RAM record
+#
+# The queue is a veth "wan0" shaped by tests/owrt/fixtures/reterm-tbf.qos
+# (the sandbox kernel has no cake); the link and the script stay for the
+# LuCI checks.
+
+shaped() { tc qdisc show dev wan0 | grep -q ' tbf '; }
+pause_field() { osh "ubus call reterm test_status" | jq_py "(d.get('pause') or {}).get('$1')"; }
+
+pause_setup() {
+	cp "$HERE/fixtures/reterm-tbf.qos" "$OWRT_ROOT/usr/lib/sqm/reterm-tbf.qos"
+	ip link show wan0 >/dev/null 2>&1 || ip link add wan0 type veth peer name wan0peer || return 1
+	ip link set wan0 up && ip link set wan0peer up
+	python3 "$TOP/tests/ucode/monitor/httpd.py" > "$OWRT_DIR/pause-httpd.port" 2>/dev/null &
+	PAUSE_HTTPD=$!
+	wait_for 5 test -s "$OWRT_DIR/pause-httpd.port" || return 1
+	PAUSE_PORT=$(head -n 1 "$OWRT_DIR/pause-httpd.port")
+	osh "uci -q batch" >/dev/null <<-'EOF2'
+		set sqm.pausetest=queue
+		set sqm.pausetest.interface='wan0'
+		set sqm.pausetest.enabled='1'
+		set sqm.pausetest.download='20000'
+		set sqm.pausetest.upload='10000'
+		set sqm.pausetest.script='reterm-tbf.qos'
+		set sqm.pausetest.qdisc='tbf'
+		set reterm.monitor.wan_device='wan0'
+		commit sqm
+		commit reterm
+	EOF2
+	osh "touch /etc/config/reterm_admin && uci set reterm_admin.monitor=monitor &&
+		uci set reterm_admin.monitor.test_server=127.0.0.1 && uci commit reterm_admin" || return 1
+	osh "/usr/lib/sqm/run.sh start wan0" && shaped || { echo "sqm did not start the test queue"; tc qdisc show dev wan0; return 1; }
+	# a fresh retermd: no gap after an earlier test, wan0 monitored
+	osh "/etc/init.d/retermd restart" && wait_for 10 sh -c "chroot '$OWRT_ROOT' ubus call reterm.monitor status >/dev/null 2>&1"
+}
+
+pause_start() {
+	osh "ubus call reterm test_start '{\"download_url\":\"http://127.0.0.1:$PAUSE_PORT/bytes/100000000\",\"upload_url\":\"http://127.0.0.1:$PAUSE_PORT/upload\",\"pause_shaping\":true}'"
+}
+
+pause_stop_check() {
+	local sqm0 r
+	sqm0=$(md5sum < "$OWRT_ROOT/etc/config/sqm")
+	r=$(pause_start)
+	grep -q '"wan0"' <<<"$r" || { echo "test_start: $r"; return 1; }
+	shaped && { echo "the queue still shapes during the test"; return 1; }
+	[ "$(pause_field state)" = paused ] || { echo "status: $(osh 'ubus call reterm test_status')"; return 1; }
+	[ "$sqm0" = "$(md5sum < "$OWRT_ROOT/etc/config/sqm")" ] || { echo "/etc/config/sqm was written"; return 1; }
+	osh "ubus call reterm test_stop" >/dev/null
+	wait_for 10 shaped || { echo "sqm not restarted after test_stop"; return 1; }
+	wait_for 5 sh -c "[ \"\$(chroot '$OWRT_ROOT' ubus call reterm test_status | grep -c '\"restored\"')\" = 1 ]" ||
+		{ echo "status: $(osh 'ubus call reterm test_status')"; return 1; }
+}
+
+pause_crash_check() {
+	local r pid
+	osh "/etc/init.d/retermd restart" && wait_for 10 sh -c "chroot '$OWRT_ROOT' ubus call reterm.monitor status >/dev/null 2>&1"
+	r=$(pause_start)
+	grep -q '"wan0"' <<<"$r" || { echo "test_start: $r"; return 1; }
+	shaped && { echo "the queue still shapes during the test"; return 1; }
+	pid=$(owrt_pidof retermd)
+	[ -n "$pid" ] && kill -9 $pid
+	# procd's respawn, then the new instance ends the pause it finds
+	wait_for 20 shaped || { echo "sqm not restarted after retermd was killed (pid $pid)"; return 1; }
+	osh "test ! -e /var/run/reterm/pause.json" || { echo "pause record left"; return 1; }
+}
+
+# not in a subshell: PAUSE_PORT and PAUSE_HTTPD are used below
+if pause_setup > "$OWRT_DIR/pause-setup.log" 2>&1; then
+	check "pause/stop: test_start {pause_shaping} stops the WAN queue with sqm's run.sh (UCI untouched); test_stop starts it again" pause_stop_check
+	check "pause/crash: retermd killed mid-test; the respawned retermd starts the queue again by itself" pause_crash_check
+else
+	notok "pause/setup" "$(cat "$OWRT_DIR/pause-setup.log")"
+fi
+kill "${PAUSE_HTTPD:-}" 2>/dev/null
+osh "uci -q delete sqm.pausetest; uci -q delete reterm.monitor.wan_device; uci commit sqm; uci commit reterm; rm -f /etc/config/reterm_admin"
+osh "/usr/lib/sqm/run.sh stop wan0" >/dev/null 2>&1
