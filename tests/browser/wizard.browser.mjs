@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Real-Chromium check of the setup wizard (view/reterm/wizard.js with
- * reterm.wizard, shaping, tcpreview, graph, devices), without a router:
+ * reterm.wizard*, testrun, shaping, tcpreview, graphresult, devices),
+ * without a router:
  *
  *   node tests/browser/wizard.browser.mjs
  *
@@ -211,7 +212,7 @@ async function main() {
 		const mods = moduleList(['view.reterm.wizard'], BUILTINS);
 		const loaded = await page.evaluate(m => window.__load(m), mods);
 		check('in-page loader instantiates the wizard and its modules',
-			['reterm.wizard', 'reterm.shaping', 'reterm.tcpreview', 'reterm.graph', 'view.reterm.wizard'].every(n => loaded.includes(n)), loaded);
+			['reterm.wizard', 'reterm.shaping', 'reterm.tcpreview', 'reterm.graphresult', 'view.reterm.wizard'].every(n => loaded.includes(n)), loaded);
 		await page.evaluate(() => window.__mod('view.reterm.wizard').ready);
 		await page.waitForSelector('.reterm-wizard-facts');
 
@@ -226,7 +227,7 @@ async function main() {
 		check('look: hosts from the recorded reply, consoles and handhelds first', look.hosts.length === 8 &&
 			look.hosts.every((h, i) => /^(Console|Handheld) /.test(h) === (i < 4)) && look.hosts.some(h => /nintendo-3ds/.test(h)), look.hosts);
 		check('look: the five steps in a row', look.steps.length === 5 && look.steps.every(d => d === 'list-item' || d === 'block'), look.steps);
-		const css = await page.evaluate(() => ({ links: [...document.querySelectorAll('link[data-reterm-wizard]')].map(l => l.getAttribute('href')),
+		const css = await page.evaluate(() => ({ links: [...document.querySelectorAll('link[rel=stylesheet]')].map(l => l.getAttribute('href')).filter(h => /wizard/.test(h)),
 			row: getComputedStyle(document.querySelector('.reterm-wizard-steps')).display, styles: document.querySelectorAll('#view style').length }));
 		check('look: wizard.css linked once (L.resource) and applied; no embedded style', JSON.stringify(css.links) === '["/luci-static/resources/reterm/wizard.css"]' &&
 			css.row === 'flex' && css.styles === 0, css);

@@ -7,7 +7,8 @@
 'require reterm.shaping as shaping';
 'require reterm.tcpreview as tcpreview';
 'require reterm.devices as devices';
-'require reterm.graph as graph';
+'require reterm.graphresult as graphresult';
+'require reterm.graphchart as graphchart';
 'require reterm.testrun as testrun';
 
 /*
@@ -32,17 +33,9 @@ function labelled(id, label, field, desc) {
 return baseclass.extend({
 	__name__: 'reterm.wizardpanels',
 
-	/** link wizard.css (LuCI serves it next to this module) once per page */
+	/** link wizard.css once per page */
 	style() {
-		if (!document.head || !document.querySelector || typeof L.resource !== 'function' || document.querySelector('link[data-reterm-wizard]'))
-			return;
-
-		const link = document.createElement('link');
-
-		link.setAttribute('rel', 'stylesheet');
-		link.setAttribute('href', L.resource('reterm/wizard.css'));
-		link.setAttribute('data-reterm-wizard', '1');
-		document.head.appendChild(link);
+		graphchart.linkStyle('reterm/wizard.css');
 	},
 
 	button(cls, label, fn) {
@@ -101,7 +94,7 @@ return baseclass.extend({
 
 	/** A test result: the grade line and the latency chart. */
 	result(r) {
-		const chart = graph.phases({ title: _('Latency during the test') }),
+		const chart = graphresult.phases({ title: _('Latency during the test') }),
 		      d = r.download || {}, u = r.upload || {};
 
 		chart.update(r);

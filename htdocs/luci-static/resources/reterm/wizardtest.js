@@ -208,7 +208,7 @@ const Run = baseclass.extend({
 		if (!kind)
 			return;
 
-		if (t && t.paused && t.paused.length)
+		if (t && t.paused && t.paused.length && !snap.error)
 			this.setPause(pause.status(snap), true);
 
 		if (snap.running) {
@@ -301,6 +301,10 @@ const Run = baseclass.extend({
 			return;
 
 		this.watchFn = () => testrun.status().then((r) => {
+			/* no retermd to ask (it restores a left-over pause when it starts) */
+			if (r.error === 'not_running')
+				return this.stopWatch();
+
 			if (r.error)
 				return;
 
