@@ -10,6 +10,11 @@
  *   luci/page/<name>    overview (a live latency sample), devices, shaping,
  *                       wizard: no console error, no failed request, no
  *                       ubus call the session's ACL denies
+ *   luci/overview/apply the test settings form: an https:// URL marked
+ *                       invalid as LuCI marks it, then URLs and 8 streams
+ *                       with Save & Apply: reterm.monitor holds them, the
+ *                       page shows them after the reload, nothing else
+ *                       in /etc/config/reterm changed
  *   luci/devices/apply  add a device by MAC, switch it off, Save & Apply:
  *                       one new device section, as the page shows it
  *   luci/shaping/apply  the WAN queue on at 18 / 9 Mbit/s, rtt 100 ms
@@ -44,7 +49,7 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const arg = k => { const i = process.argv.indexOf(k); return i > 0 ? process.argv[i + 1] : null; };
 const ROOT = arg('--root'), BASE = `http://127.0.0.1:${arg('--port') || 8080}/cgi-bin/luci/`, PAGE = 'admin/network/reterm/';
 const PAGES = [ 'overview', 'devices', 'shaping', 'wizard' ];
-const CHECKS = [ 'login', ...PAGES.map(p => 'page/' + p), 'devices/apply', 'shaping/apply',
+const CHECKS = [ 'login', ...PAGES.map(p => 'page/' + p), 'overview/apply', 'devices/apply', 'shaping/apply',
 	'wizard/measure', 'wizard/apply', 'wizard/verify', 'wizard/devices' ];
 const DEVICE = { mac: '02:00:00:00:4c:01', name: 'owrt-luci-test' };
 const CONSOLE = { mac: '00:09:bf:3d:51:02', name: 'lab-3ds', ip: '192.168.1.150' };
@@ -211,6 +216,37 @@ async function showPage(name) {
 	return [ ...problems, ...(await page.locator('#view h2').count() ? [] : [ 'no heading' ]) ];
 }
 
+/* the Overview's test settings (LuCI's form on reterm.monitor): a refused
+ * URL is marked, the typed settings saved with Save & Apply */
+async function overviewApply(urls) {
+	const before = uciSections('reterm'), want = { download_url: urls.download, upload_url: urls.upload, streams: '8' };
+	await open(PAGE + 'overview');
+	const field = name => page.locator(`.reterm-ov-test [data-name="${name}"] input[type=text]`);
+	const type = async (name, v) => { await field(name).fill(v); await field(name).press('Tab') };
+	const problems = [];
+	await type('upload_url', 'https://speed.example.net/upload');
+	const mark = await field('upload_url').evaluate(f => ({ invalid: f.classList.contains('cbi-input-invalid'), tip: f.getAttribute('data-tooltip') }));
+	if (!mark.invalid || !/^Use http:\/\//.test(mark.tip ?? ''))
+		problems.push(`https:// upload URL not marked invalid: ${JSON.stringify(mark)}`);
+	await shot('overview-invalid');
+	for (const [ name, v ] of Object.entries(want))
+		await type(name, v);
+	problems.push(...await applied(() => page.click('.cbi-page-actions .cbi-button-apply')));
+	const shown = {};
+	for (const name of Object.keys(want))
+		shown[name] = await field(name).inputValue();
+	await shot('overview-applied');
+	if (JSON.stringify(shown) !== JSON.stringify(want))
+		problems.push(`after the reload the page shows ${JSON.stringify(shown)}`);
+	const after = uciSections('reterm'), mon = s => s.type === 'monitor' && s.name === 'monitor', key = JSON.stringify;
+	const b = before.find(mon), a = after.find(mon), sorted = o => key(Object.entries(o ?? {}).sort());
+	if (!a || sorted(a.opts) !== sorted({ ...(b?.opts ?? {}), ...want }))
+		problems.push(`reterm.monitor ${key(b?.opts)} became ${key(a?.opts)}`);
+	if (key(after.filter(x => !mon(x))) !== key(before.filter(x => !mon(x))))
+		problems.push('other sections of /etc/config/reterm changed');
+	return problems;
+}
+
 /* add DEVICE by MAC (it comes switched on), switch it off, Save & Apply */
 async function devicesApply() {
 	const before = uciSections('reterm');
@@ -353,6 +389,7 @@ async function main() {
 		await login();
 		for (const p of PAGES)
 			await step('page/' + p, () => showPage(p), [ 'error', 'denied' ]);
+		await step('overview/apply', () => overviewApply(urls));
 		await step('devices/apply', devicesApply);
 		await step('shaping/apply', shapingApply);
 		await wizard(urls);
