@@ -5,12 +5,16 @@
 //   node tools/i18n-scan.mjs --check  exit 1 if the .pot is out of date
 //
 // Sources: `_('…')` / `_("…")` / `N_(n, '…', '…')` calls with string literals
-// in htdocs/**/*.js, and "title" fields of root/usr/share/luci/menu.d/*.json.
+// in htdocs/**/*.js, and, as LuCI's own scanner takes them, every "title" and
+// "description" string of root/usr/share/luci/menu.d/*.json (menu entries)
+// and root/usr/share/rpcd/acl.d/*.json (the ACL descriptions LuCI shows
+// where access rights are granted).
 // Template literals and concatenations are not translatable: keep each
 // message one literal and use .format() for the variable parts.
 import { readFileSync, writeFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { renderPo } from './po.mjs';
 
 const TOP = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const POT = join(TOP, 'po', 'templates', 'reterm.pot');
@@ -78,8 +82,18 @@ export function scanJs(src) {
 	return found;
 }
 
-function poQuote(s) {
-	return '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\t/g, '\\t') + '"';
+/** "title" and "description" strings in a JSON file: [{msgid, line}] */
+export function scanJson(src) {
+	JSON.parse(src);	// a broken file is an error, not a silent gap
+	const found = [];
+	const re = /"(?:title|description)"\s*:\s*("(?:[^"\\\n]|\\.)*")/g;
+	let m;
+	while ((m = re.exec(src))) {
+		const msgid = JSON.parse(m[1]);
+		if (msgid !== '')
+			found.push({ msgid, line: src.slice(0, m.index).split('\n').length });
+	}
+	return found;
 }
 
 /** All messages of the tree, merged by msgid, with source references. */
@@ -94,29 +108,21 @@ export function collect(top = TOP) {
 	for (const f of walk(join(top, 'htdocs'), '.js'))
 		for (const e of scanJs(readFileSync(f, 'utf8')))
 			add(e.msgid, e.plural, `${relative(top, f)}:${e.line}`);
-	for (const f of walk(join(top, 'root', 'usr', 'share', 'luci', 'menu.d'), '.json')) {
-		const menu = JSON.parse(readFileSync(f, 'utf8'));
-		for (const node of Object.values(menu))
-			if (node.title) add(node.title, undefined, relative(top, f));
-	}
+	for (const dir of [ [ 'luci', 'menu.d' ], [ 'rpcd', 'acl.d' ] ])
+		for (const f of walk(join(top, 'root', 'usr', 'share', ...dir), '.json'))
+			for (const e of scanJson(readFileSync(f, 'utf8')))
+				add(e.msgid, undefined, `${relative(top, f)}:${e.line}`);
 	return [...msgs.values()].sort((a, b) => a.msgid < b.msgid ? -1 : a.msgid > b.msgid ? 1 : 0);
 }
 
 export function renderPot(entries) {
-	let out = 'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8"\n';
-	for (const e of entries) {
-		out += '\n#: ' + e.refs.join(' ') + '\n';
-		out += 'msgid ' + poQuote(e.msgid) + '\n';
-		if (e.plural)
-			out += 'msgid_plural ' + poQuote(e.plural) + '\nmsgstr[0] ""\nmsgstr[1] ""\n';
-		else
-			out += 'msgstr ""\n';
-	}
-	return out;
+	return renderPo({ msgstr: 'Content-Type: text/plain; charset=UTF-8\n' }, entries.map(e => e.plural
+		? { refs: e.refs, msgid: e.msgid, msgid_plural: e.plural, msgstr0: '', msgstr1: '' }
+		: { refs: e.refs, msgid: e.msgid, msgstr: '' }));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-	const pot = renderPot(collect());
+	const entries = collect(), pot = renderPot(entries);
 	if (process.argv.includes('--check')) {
 		const cur = existsSync(POT) ? readFileSync(POT, 'utf8') : '';
 		if (cur !== pot) {
@@ -125,6 +131,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
 		}
 	} else {
 		writeFileSync(POT, pot);
-		console.log(`${POT}: ${pot.split('\nmsgid ').length - 2} messages`);
+		console.log(`${POT}: ${entries.length} messages`);
 	}
 }
