@@ -1,35 +1,37 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# Checks the .ipk made by tools/mkipk.sh.  Builds from a temporary copy of
-# the tree (htdocs/ root/ tools/) to which placeholder and junk files are
-# added, unpacks with plain tar/gzip (and busybox tar when present), and
-# checks the layout, control fields, maintainer scripts, modes, ownership
-# and reproducibility.  Prints "ok - ..." / "not ok - ..." lines and ends
-# with "pkg: N passed, N failed"; exit status 1 on any failure.
+# The pkg tier (tests/run.sh runs this file). Checks the .ipk made by
+# tools/mkipk.sh.  Builds from a temporary copy of the tree (htdocs/ root/
+# tools/ po/) to which placeholder and junk files are added, unpacks with
+# plain tar/gzip (and busybox tar when present), and checks the layout,
+# control fields, maintainer scripts, modes, ownership and
+# reproducibility.  Then runs the tier's other parts:
+#
+#   tests/pkg/i18n_test.sh   the translation .ipk (luci-i18n-reterm-<lang>)
+#   tests/pkg/lmo_test.mjs   our .lmo writer read back, also by LuCI's loader
+#   tests/pkg/apk_test.sh    the .apk of tools/mkapk.sh, installed with
+#                            apk-tools 3 (skipped without it)
+#
+# Prints "ok - ..." / "not ok - ..." / "skip - ..." lines and ends with
+# "pkg: N passed, N failed, N skipped"; exit status 1 on any failure.
 #
 # Uses the repo's Makefile when it has LUCI_DEPENDS, otherwise a scratch
 # Makefile; the Depends translation is also checked on a scratch Makefile.
 
 set -u
 export LC_ALL=C TZ=UTC
-top=$(cd "$(dirname "$0")/../.." && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$HERE/../.." && pwd)
 PKG=luci-app-reterm
+. "$HERE/lib.sh"
 
-passed=0 failed=0
-ok() { echo "ok - $1"; passed=$((passed + 1)); }
-nok() {
-	echo "not ok - $1"
-	shift
-	local l
-	for l in "$@"; do printf '#   %s\n' "$l"; done
-	failed=$((failed + 1))
-}
-# check <name> <command...>: ok when the command succeeds
-check() { local n=$1; shift; if "$@"; then ok "$n"; else nok "$n"; fi; }
 finish() {
-	echo "pkg: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	part bash "$HERE/i18n_test.sh"
+	if command -v node > /dev/null; then part node "$HERE/lmo_test.mjs"
+	else skip "lmo/all" "node not found"; fi
+	part bash "$HERE/apk_test.sh"
+	summary pkg
 	exit
 }
 
@@ -290,11 +292,12 @@ fi
 # ---- reproducibility ---------------------------------------------------------
 find "$S" -exec touch -d '2001-02-03 04:05:06' {} +
 (umask 077; build "$T/b2")
-check "rebuild after touching every file (umask 077) is byte-identical" \
-	cmp -s "$IPK" "$T/b2/$IPK_NAME"
+I18N_NAME=luci-i18n-reterm-de_${V}_all.ipk
+same() { cmp -s "$IPK" "$1/$IPK_NAME" && cmp -s "$T/b1/$I18N_NAME" "$1/$I18N_NAME"; }
+check "rebuild after touching every file (umask 077) is byte-identical (app and translation)" same "$T/b2"
 if command -v busybox >/dev/null; then
 	env MAKEFILE="$MK" busybox ash "$S/tools/mkipk.sh" "$V" "$T/b3" > "$T/build.log" 2>&1
-	check "build under busybox ash is byte-identical" cmp -s "$IPK" "$T/b3/$IPK_NAME"
+	check "build under busybox ash is byte-identical (app and translation)" same "$T/b3"
 fi
 build "$T/b4" SOURCE_DATE_EPOCH=1700000000
 e4=$(listing tar --numeric-owner --full-time -tvzf "$T/b4/$IPK_NAME" | awk '{print $3" "$4}' | sort -u)
