@@ -34,7 +34,7 @@ else
 LAB_SCENARIOS ?= baseline proxy proxy-web hardening shaping sqm monitor
 OUT ?= dist
 
-.PHONY: test lab ipk deps clean
+.PHONY: test lab ipk apk deps clean
 
 test:
 	tests/run.sh
@@ -48,8 +48,14 @@ lab: deps
 	python3 tests/lab/merge_bench.py tests/lab/out/results.json tests/browser/out/bench.json; \
 	python3 tests/lab/table.py tests/lab/out/results.json; exit $$rc
 
+# OpenWrt 23.05/24.10 (opkg): the app and one luci-i18n-reterm-<lang> per po/<lang>
 ipk:
 	tools/mkipk.sh $(RETERM_VERSION) $(OUT)
+
+# OpenWrt 25.12 (apk): the same two, with apk-tools 3 (`apk mkpkg`); the version
+# as luci.mk's PKG_VERSION-rPKG_RELEASE
+apk:
+	tools/mkapk.sh $(RETERM_VERSION)-r1 $(OUT)
 
 clean:
 	rm -rf $(OUT) tests/lab/out .cache/tier-*.log .cache/vitest.json
