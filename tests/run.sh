@@ -12,11 +12,12 @@
 #          one counted skip without them)
 #   lab    the network lab in a VM, checked against tolerances
 # and ends with one line: "total: N passed, N failed, N skipped".
-# TIERS="js ucode" limits the run; LAB_SCENARIOS overrides the lab list.
+# `tests/run.sh js ucode` (or TIERS="js ucode") limits the run;
+# LAB_SCENARIOS overrides the lab list.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-TIERS=${TIERS:-"js browser ucode sh pkg owrt lab"}
+TIERS=${*:-${TIERS:-"js browser ucode sh pkg owrt lab"}}
 LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web hardening shaping sqm monitor"}
 mkdir -p .cache
 
@@ -51,7 +52,7 @@ for tier in $TIERS; do
 		node tests/browser/overview.browser.mjs 2>&1 | tee -a "$log"
 		node tests/browser/wizard.browser.mjs 2>&1 | tee -a "$log" ;;
 	ucode) tests/ucode/run.sh 2>&1 | tee "$log" ;;
-	sh) tests/sh/apply_test.sh 2>&1 | tee "$log" ;;
+	sh) { tests/sh/apply_test.sh; tests/sh/apply_bg_test.sh; } 2>&1 | tee "$log" ;;
 	pkg) tests/pkg/ipk_test.sh 2>&1 | tee "$log" ;;
 	owrt) tests/owrt/run.sh 2>&1 | tee "$log" ;;
 	lab)
@@ -63,6 +64,7 @@ for tier in $TIERS; do
 	esac
 	tally "$tier" "$log"
 	if [ "$tier" = browser ]; then tally overview "$log"; tally wizard "$log"; fi
+	if [ "$tier" = sh ]; then tally sh-bg "$log"; fi
 done
 
 echo "total: $passed passed, $failed failed, $skipped skipped"
