@@ -20,7 +20,7 @@ import * as fs from 'fs';
 import * as ubus from 'ubus';
 import * as uci from 'uci';
 import { SETS, LIST_CMD, SS_CMD } from 'reterm.audit';
-import { NEIGH6_CMD, INIT } from 'reterm.api';
+import { NEIGH6_CMD, INIT, APPLY_BG, APPLY_WAIT_MS } from 'reterm.api';
 
 const HERE = sourcepath(0, true);
 const TOP = replace(HERE, /\/tests\/ucode\/api$/, '');
@@ -47,15 +47,18 @@ function check(what, got, want) {
 		notok(what, `got:  ${g}\nwant: ${w}`);
 }
 
-// system() recorder; "env RETERM_APPLY_TOKEN=t INIT reload" stands in for
-// the init script: it leaves sys_state's result with that token in the
-// state file (null: writes none), as start_service does
-let sys_calls = [], sys_rc = 0, sys_state = 'ok';
+// system() recorder; "apply-bg TOKEN" stands in for the background
+// reload: it leaves sys_state's result with that token in the state file
+// (null: writes none, as a reload still running), as start_service does.
+// sleep() only counts how long rpcd would have waited.
+let sys_calls = [], sys_rc = 0, sys_state = 'ok', slept = 0;
+
+global.sleep = (ms) => { slept += ms; return true; };
 
 global.system = (argv, timeout) => {
 	push(sys_calls, argv);
 
-	let tok = match(argv[1] ?? '', /^RETERM_APPLY_TOKEN=([0-9a-f]+)$/);
+	let tok = (argv[0] == APPLY_BG) ? match(argv[1] ?? '', /^([0-9a-f]+)$/) : null;
 
 	if (tok && sys_state)
 		fs.mock_file('/var/run/reterm/state',
@@ -64,7 +67,7 @@ global.system = (argv, timeout) => {
 	return sys_rc;
 };
 
-const RELOAD = [ '/usr/bin/env', 'RETERM_APPLY_TOKEN=0102030405060708', INIT, 'reload' ];
+const RELOAD = [ APPLY_BG, '0102030405060708' ];
 
 let fixture = null;
 
@@ -433,7 +436,7 @@ setup('home', { rc: 1 });
 r = call('device_add', { name: 'switch', mac: '00:09:bf:01:02:03', ports: 'web' });
 check('device_add: failed reload is reported, change kept',
 	[ r.applied, r.message, uci.mock_calls()[-1] ],
-	[ false, 'saved, but not applied: "/etc/init.d/reterm reload" failed (exit 1)', [ 'commit', 'reterm' ] ]);
+	[ false, 'saved, but not applied: "/usr/libexec/reterm/apply-bg" could not start the reload (exit 1)', [ 'commit', 'reterm' ] ]);
 
 // rc.common exits 0 when start_service refuses: the state file tells
 setup('home', { state: 'rejected' });
@@ -453,9 +456,19 @@ check('status: a haproxy crash loop is reported with its last error line', [ r.h
 	'haproxy keeps exiting (3 starts in 120 s): [ALERT]    (9) : Cannot raise FD limit to 24640, limit is 4096.'
 ]);
 
+// a reload that takes longer: rpcd waits at most APPLY_WAIT_MS, then
+// answers "applying" with the token that status will carry
 setup('home', { state: null });
-check('apply: a reload that left no outcome is not success', call('apply'),
-	{ error: 'internal', message: 'not applied: "/etc/init.d/reterm reload" did not report its outcome' });
+slept = 0;
+check('apply: a long reload is not waited for: applying, with its token', [ call('apply'), slept <= APPLY_WAIT_MS + 100 ],
+	[ { applied: null, applying: true, token: '0102030405060708',
+	    message: 'still applying in the background: see "ubus call reterm status"' }, true ]);
+setup('home', { state: null });
+r = call('device_set', { mac: '98:e8:fa:12:34:56', enabled: true });
+check('device_set: saved, applying in the background', [ r.applied, r.applying, r.token, uci.mock_calls()[-1] ],
+	[ null, true, '0102030405060708', [ 'commit', 'reterm' ] ]);
+fs.mock_file('/var/run/reterm/apply.want', '0102030405060708\n');
+check('status: a request not yet taken is "applying"', call('status').applying, true);
 
 setup('home');
 r = call('device_set', { mac: '98:e8:fa:12:34:56', ports: 'web', enabled: false });
@@ -486,7 +499,7 @@ setup('home');
 check('apply: reloads', [ call('apply'), sys_calls, writes() ], [ { applied: true }, [ RELOAD ], [] ]);
 
 setup('home', { rc: 1 });
-check('apply: failure is internal', call('apply'), { error: 'internal', message: 'not applied: "/etc/init.d/reterm reload" failed (exit 1)' });
+check('apply: failure is internal', call('apply'), { error: 'internal', message: 'not applied: "/usr/libexec/reterm/apply-bg" could not start the reload (exit 1)' });
 
 setup('home');
 check('audit_start: default 10 minutes', call('audit_start'), { running: true, lan_device: 'br-lan', minutes: 10, remaining_s: 600 });

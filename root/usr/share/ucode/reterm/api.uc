@@ -35,6 +35,8 @@ import * as W from 'reterm.waninfo';
 import { sessions } from 'reterm.haproxy_stats';
 
 export const INIT = '/etc/init.d/reterm';
+export const APPLY_BG = '/usr/libexec/reterm/apply-bg', APPLY_DIR = '/var/run/reterm';
+export const APPLY_WAIT_MS = 2000, APPLY_POLL_MS = 100;
 export const NEIGH6_CMD = 'ip -6 neigh show 2>/dev/null';
 export const ARP_FILE = '/proc/net/arp';
 export const ETHERS_FILE = '/etc/ethers';
@@ -76,22 +78,40 @@ function token() {
 
 // Reload the service and learn what it really did: rc.common exits 0
 // even when start_service refused the configuration, so the outcome is
-// read from the state file the init script writes with our token.
-// { ok, result, message }
+// read from the state file the init script writes with our token.  The
+// reload runs in the background (APPLY_BG, one at a time): rpcd waits for
+// it at most APPLY_WAIT_MS, then answers "applying" and `status` tells
+// the rest.  { ok: true|false|null, result, message, token }
 function reload() {
 	let tok = token();
-	let rc = system([ '/usr/bin/env', `RETERM_APPLY_TOKEN=${tok}`, INIT, 'reload' ]);
+	let rc = system([ APPLY_BG, tok ]);
 
 	if (rc !== 0)
-		return { ok: false, message: sprintf('"%s reload" failed (exit %s)', INIT, '' + rc) };
+		return { ok: false, message: sprintf('"%s" could not start the reload (exit %s)', APPLY_BG, '' + rc) };
 
-	let st = RS.parse_state(readfile(RS.STATE_FILE, 4096));
+	for (let waited = 0; ; waited += APPLY_POLL_MS) {
+		let st = RS.parse_state(readfile(RS.STATE_FILE, 4096));
 
-	if (st?.token != tok)
-		return { ok: false, message: sprintf('"%s reload" did not report its outcome', INIT) };
+		if (st?.token == tok)
+			return { ok: (st.result == 'ok' || st.result == 'disabled'), result: st.result,
+				message: st.message ?? st.result, token: tok };
 
-	return { ok: (st.result == 'ok' || st.result == 'disabled'), result: st.result,
-		message: st.message ?? st.result };
+		if (waited >= APPLY_WAIT_MS)
+			return { ok: null, token: tok, message: 'still applying in the background: see "ubus call reterm status"' };
+
+		sleep(APPLY_POLL_MS);
+	}
+}
+
+// Is a background reload running or waiting?  (apply-bg's lock with a
+// live pid, or a request not yet taken)
+function applying() {
+	if (readfile(APPLY_DIR + '/apply.want', 64) != null)
+		return true;
+
+	let pid = +(readfile(APPLY_DIR + '/apply.lock/pid', 16) ?? '');
+
+	return pid > 1 && readfile(`/proc/${pid}/stat`, 64) != null;
 }
 
 // The validated config, or the bits the API needs from a broken one.
@@ -220,6 +240,9 @@ export function status() {
 		enabled: conf.enabled,
 		running: running ?? false,
 		applied: st?.result ?? null,
+		// the last outcome's token (reterm apply and device_* return theirs)
+		applied_token: st?.token ?? null,
+		applying: applying(),
 		devices: conf.cfg ? length(conf.cfg.devices) : 0,
 		sessions: sessions(),
 		haproxy: conf.enabled ? hap : null,
@@ -327,7 +350,12 @@ function commit(c, res) {
 
 	res.applied = r.ok;
 
-	if (!r.ok)
+	if (r.ok == null) {
+		res.applying = true;
+		res.token = r.token;
+		res.message = 'saved; ' + r.message;
+	}
+	else if (!r.ok)
 		res.message = 'saved, but not applied: ' + r.message;
 
 	return res;
@@ -353,6 +381,9 @@ export function device_remove(args) {
 
 export function apply() {
 	let r = reload();
+
+	if (r.ok == null)
+		return { applied: null, applying: true, token: r.token, message: r.message };
 
 	if (!r.ok)
 		return error('internal', 'not applied: %s', r.message);
