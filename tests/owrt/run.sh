@@ -86,6 +86,7 @@ fi
 
 ipk=$(ls "$OWRT_IPK_DIR"/luci-app-reterm_*_all.ipk)
 check "install: opkg-style unpack and postinst" owrt_install_ipk "$ipk"
+check "install: the German translation (luci-i18n-reterm-de)" owrt_install_ipk "$(ls "$OWRT_IPK_DIR"/luci-i18n-reterm-de_*_all.ipk)"
 published() { owrt_reload_rpcd && owrt_sh 'ubus -v list reterm'; }
 check "install: rpcd reloaded, ubus object reterm published" published
 
@@ -106,6 +107,7 @@ if ! command -v node >/dev/null 2>&1; then
 	skipped "luci" "node not found"
 else
 	out=$(node "$HERE/luci_checks.mjs" --root "$OWRT_ROOT" --port $PORT 2>&1)
+	out+=$'\n'$(node "$HERE/i18n_checks.mjs" --root "$OWRT_ROOT" --port $PORT 2>&1 || echo "not ok - luci/i18n: tests/owrt/i18n_checks.mjs failed")
 	printf '%s\n' "$out" | grep -E '^(ok|not ok|skip|#)' | sed -E 's/^(ok|not ok|skip) - /\1 - owrt\//'
 	pass=$((pass + $(grep -c '^ok - ' <<<"$out")))
 	fail=$((fail + $(grep -c '^not ok - ' <<<"$out")))
