@@ -18,13 +18,22 @@
  *   luci/devices/apply  add a device by MAC, switch it off, Save & Apply:
  *                       one new device section, as the page shows it
  *   luci/shaping/apply  the WAN queue on at 18 / 9 Mbit/s, rtt 100 ms
- *   luci/wizard/*       one pass against retermd: measure (shaping turned
- *                       off and on around the test), apply, verify, devices
+ *   luci/wizard/closed  the WAN queue running (sqm's run.sh with the
+ *                       test-only tests/owrt/fixtures/reterm-tbf.qos), the
+ *                       wizard's measurement started, its page CLOSED
+ *                       mid-test: with no browser, retermd's pause in
+ *                       test_status becomes "restored" and the queue runs
+ *                       again; /etc/config/sqm never written (issue 13, 9)
+ *   luci/wizard/*       one pass against retermd: measure (nothing runs
+ *                       on the WAN to pause, nothing applied), apply,
+ *                       verify, devices
  *
  * The root has no dnsmasq, netifd, cgi-io or CAKE: a dnsmasq lease of a
  * Nintendo console (OUI 00:09:bf) goes to /tmp/dhcp.leases; the WAN device
- * comes from /etc/config/network (the pages fall back to it); nothing
- * shapes (sqm never runs, retermd reads the rates from UCI); the test server
+ * comes from /etc/config/network (the pages fall back to it); wan0 is the
+ * veth tests/owrt/pause_checks.sh leaves, shaped by a tbf for
+ * wizard/closed only (the kernel has no cake) and deleted after it;
+ * otherwise nothing shapes (retermd reads the rates from UCI); the test server
  * is tests/ucode/monitor/httpd.py on 127.0.0.1, allowed in reterm_admin as
  * an administrator allows a LAN box. Its loopback rates (Gbit/s) are refused
  * by the proposal as implausible, so step 3 gets rates typed in. LuCI's
@@ -50,7 +59,7 @@ const arg = k => { const i = process.argv.indexOf(k); return i > 0 ? process.arg
 const ROOT = arg('--root'), BASE = `http://127.0.0.1:${arg('--port') || 8080}/cgi-bin/luci/`, PAGE = 'admin/network/reterm/';
 const PAGES = [ 'overview', 'devices', 'shaping', 'wizard' ];
 const CHECKS = [ 'login', ...PAGES.map(p => 'page/' + p), 'overview/apply', 'devices/apply', 'shaping/apply',
-	'wizard/measure', 'wizard/apply', 'wizard/verify', 'wizard/devices' ];
+	'wizard/closed', 'wizard/measure', 'wizard/apply', 'wizard/verify', 'wizard/devices' ];
 const DEVICE = { mac: '02:00:00:00:4c:01', name: 'owrt-luci-test' };
 const CONSOLE = { mac: '00:09:bf:3d:51:02', name: 'lab-3ds', ip: '192.168.1.150' };
 const KNOWN = /\/cgi-bin\/cgi-exec\b/;
@@ -289,6 +298,94 @@ async function shapingApply() {
 			q.download === '18000' && q.upload === '9000' && [ q.iqdisc_opts, q.eqdisc_opts ].every(o => ` ${o} `.includes(' rtt 100ms '))) ];
 }
 
+/* ---- the wizard ------------------------------------------------------ */
+
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+const wanShaped = () => / tbf /.test(execFileSync('tc', [ 'qdisc', 'show', 'dev', 'wan0' ], { encoding: 'utf8' }));
+const testStatus = () => JSON.parse(osh('ubus call reterm test_status'));
+
+/* the WAN queue (the one shaping/apply set up) run by sqm-scripts' own
+ * run.sh with the test-only tbf script; a fresh retermd (no gap after an
+ * earlier test) monitoring it. Gives the script to put back. */
+const wanQueueAt = () => uciSections('sqm').filter(s => s.type === 'queue').findIndex(s => s.opts.interface === 'wan0');
+
+async function restartRetermd(cmd) {
+	osh(`${cmd}/etc/init.d/retermd restart`);
+	for (let n = 0; n < 50 && !/reterm\.monitor/.test(osh('ubus list')); n++)
+		await sleep(200);
+}
+
+async function shapeWan() {
+	const i = wanQueueAt(), script = uciSections('sqm').filter(s => s.type === 'queue')[i]?.opts.script;
+	if (i < 0)
+		throw new Error('no sqm queue for wan0');
+	await restartRetermd(`uci set sqm.@queue[${i}].script=reterm-tbf.qos && uci commit sqm && /usr/lib/sqm/run.sh start wan0 && `);
+	return script;
+}
+
+/* after wizard/closed: the queue stopped and its script as the Shaping page
+ * set it; wan0 gone, because the loopback test server's traffic never
+ * crosses it, and the guided test takes the WAN's byte counters when the
+ * WAN device exists (the later tests count their own bytes) */
+async function unshapeWan(script) {
+	const i = wanQueueAt();
+	osh('/usr/lib/sqm/run.sh stop wan0');
+	execFileSync('ip', [ 'link', 'del', 'wan0' ]);
+	await restartRetermd(i < 0 ? '' : script ? `uci set sqm.@queue[${i}].script='${script.replace(/[^A-Za-z0-9_.-]/g, '')}' && uci commit sqm && `
+		: `uci delete sqm.@queue[${i}].script && uci commit sqm && `);
+}
+
+/* issue 13 item 9: the measurement started in a tab of its own, the tab
+ * closed mid-test; then, without any page, the router alone restarts the
+ * queue when the test ends */
+async function wizardClosed(urls) {
+	const script = await shapeWan();
+	try {
+		return wanShaped() ? await closedMidTest(urls, readFileSync(join(ROOT, 'etc/config/sqm'), 'utf8'))
+			: [ `sqm did not start the queue: ${execFileSync('tc', [ 'qdisc', 'show', 'dev', 'wan0' ], { encoding: 'utf8' })}` ];
+	}
+	finally {
+		await unshapeWan(script);
+	}
+}
+
+async function closedMidTest(urls, sqm0) {
+	const problems = [];
+
+	/* a page of its own, logged in with the same session cookie */
+	const ctx = await page.context().browser().newContext(), seen = [];
+	try {
+		await ctx.addCookies(await page.context().cookies());
+		const tab = await ctx.newPage();
+		tab.on('pageerror', e => seen.push(`pageerror: ${e.stack || e}`));
+		tab.on('console', m => m.type() === 'error' && seen.push(`console: ${m.text()}`));
+		await tab.goto(BASE + PAGE + 'wizard', { timeout: 60000 });
+		await tab.locator('.reterm-wizard-next').click();
+		await tab.fill('#reterm-wizard-dl', urls.download);
+		await tab.fill('#reterm-wizard-ul', urls.upload);
+		await tab.click('.reterm-wizard-start');
+		await tab.getByText('Shaping is paused on wan0').waitFor(T);
+		await tab.locator('.reterm-wizard-running .cbi-progressbar').waitFor(T);
+		const during = testStatus();
+		if (during.state !== 'running' || during.pause?.state !== 'paused' || wanShaped())
+			problems.push(`mid-test: test ${during.state}, pause ${JSON.stringify(during.pause)}, tbf ${wanShaped()}`);
+		await tab.screenshot({ path: join(OUT, 'owrt-wizard-paused.png'), fullPage: true });
+	}
+	finally {
+		await ctx.close();
+	}
+
+	/* no browser on the router's pages from here on */
+	let st = testStatus();
+	for (const t0 = Date.now(); Date.now() - t0 < 150000 && ![ 'restored', 'failed' ].includes(st.pause?.state); st = testStatus())
+		await sleep(1000);
+	if (st.pause?.state !== 'restored' || !wanShaped())
+		problems.push(`after the test, with the page closed: test ${st.state}, pause ${JSON.stringify(st.pause)}, tbf ${wanShaped()}`);
+	if (readFileSync(join(ROOT, 'etc/config/sqm'), 'utf8') !== sqm0)
+		problems.push('/etc/config/sqm was written during the pause');
+	return [ ...problems, ...seen ];
+}
+
 /* the wizard once through (see the top), each step on from the last one;
  * `applies`: the statuses of apply_rollback */
 async function wizard(urls) {
@@ -298,6 +395,8 @@ async function wizard(urls) {
 	const then = async (name, body) => broken ? report(name, [ `not run: ${broken} failed` ]) : (await step(name, body) || (broken = name));
 
 	page.on('response', seen);
+
+	await step('wizard/closed', () => wizardClosed(urls));
 
 	await then('wizard/measure', async () => {
 		const q0 = wanQueue();
@@ -313,10 +412,12 @@ async function wizard(urls) {
 		measured = Date.now();
 		await page.locator('.reterm-wizard-next').waitFor(T);
 		await shot('wizard-measured');
-		const grade = await page.locator('.reterm-wizard-grade').textContent(), q1 = wanQueue();
+		const grade = await page.locator('.reterm-wizard-grade').textContent(), q1 = wanQueue(),
+		      pause = await page.locator('.reterm-wizard-pause').textContent();
 		return [ ...(/Grade [A-F]/.test(grade) ? [] : [ `result: ${grade}` ]),
-			...(applies.join() === '200,200' ? [] : [ `applies (shaping off, back on): ${applies.join() || 'none'}` ]),
-			...(q1.enabled === '1' && q1.download === q0.download ? [] : [ `queue after: ${JSON.stringify(q1)}` ]) ];
+			...(pause === '' ? [] : [ `nothing runs on wan0 to pause, but the page says: ${pause}` ]),
+			...(applies.length ? [ `applies (none wanted): ${applies.join()}` ] : []),
+			...(JSON.stringify(q1) === JSON.stringify(q0) ? [] : [ `queue after: ${JSON.stringify(q1)}` ]) ];
 	});
 
 	await then('wizard/apply', async () => {
