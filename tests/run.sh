@@ -51,13 +51,16 @@ for tier in $TIERS; do
 		node tests/browser/graph.browser.mjs 2>&1 | tee "$log"
 		node tests/browser/overview.browser.mjs 2>&1 | tee -a "$log"
 		node tests/browser/wizard.browser.mjs 2>&1 | tee -a "$log" ;;
-	ucode) tests/ucode/run.sh 2>&1 | tee "$log" ;;
+	ucode) tests/ucode/run.sh 2>&1 | tee "$log"
+		# the flash-wear benchmark, for the lab's results.json
+		sed -n 's/.*bench flash_bytes_per_100_tests=\([0-9][0-9]*\).*/{"flash_bytes_per_100_tests": \1}/p' "$log" |
+			tail -n 1 > .cache/bench-ucode.json ;;
 	sh) { tests/sh/apply_test.sh; tests/sh/apply_bg_test.sh; } 2>&1 | tee "$log" ;;
 	pkg) tests/pkg/ipk_test.sh 2>&1 | tee "$log" ;;
 	owrt) tests/owrt/run.sh 2>&1 | tee "$log" ;;
 	lab)
 		tests/lab/vm.sh $LAB_SCENARIOS 2>&1 | tee "$log"
-		python3 tests/lab/merge_bench.py tests/lab/out/results.json tests/browser/out/bench.json
+		python3 tests/lab/merge_bench.py tests/lab/out/results.json tests/browser/out/bench.json .cache/bench-ucode.json
 		[ -f tests/lab/out/results.json ] && python3 tests/lab/table.py tests/lab/out/results.json
 		python3 tests/lab/checks.py tests/lab/out/results.json $LAB_SCENARIOS 2>&1 | tee -a "$log" ;;
 	*) echo "unknown tier $tier" > "$log" ;;

@@ -105,6 +105,9 @@ CHECKS = {
         # merged from the browser tier's benchmark (tests/browser/out/bench.json)
         ("the charts redraw 600 points within one 60 Hz frame (16.7 ms)",
          lambda m: 0 < m["redraw_frame_share"] <= 1),
+        # merged from the ucode tier's store benchmark (.cache/bench-ucode.json)
+        ("a loop of guided tests writes at most 8 KB a minute to flash",
+         lambda m: 0 < m["flash_budget_share"] <= 1),
         ("sampler rows carry CAKE columns from the batch tc (none with --no-cake)",
          lambda m: m["sampler_tc_batch"] == 1 and m["sampler_cake_rows"] >= 20
          and m["sampler_cake_rows_no_tc"] == 0),

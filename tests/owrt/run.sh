@@ -12,6 +12,7 @@
 #   fw4/*     tests/owrt/fw4_checks.sh    fw4 print/reload with our includes
 #   pause/*   tests/owrt/pause_checks.sh  the test's shaping pause on real
 #                                         sqm-scripts, ended by the router
+#   api/*     tests/owrt/apply_checks.sh  `reterm apply` with a slow reload
 #   rpcd/*    tests/owrt/rpcd_checks.py   every method via ubus and HTTP,
 #                                         three sessions, malformed input
 #
@@ -93,6 +94,7 @@ check "install: rpcd reloaded, ubus object reterm published" published
 . "$HERE/init_checks.sh"
 . "$HERE/fw4_checks.sh"
 . "$HERE/pause_checks.sh"
+. "$HERE/apply_checks.sh"
 
 if out=$(python3 "$HERE/rpcd_checks.py" --root "$OWRT_ROOT" --port $PORT 2>&1); then :; fi
 printf '%s\n' "$out" | grep -E '^(ok|not ok|skip|#)' | sed -E 's/^(ok|not ok|skip) - /\1 - owrt\/rpcd\//'
