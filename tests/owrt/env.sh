@@ -12,7 +12,6 @@
 #   owrt_detect || { echo "owrt: 0 passed, 0 failed, 1 skipped"; exit 0; }
 #   owrt_unshare "$0" "$@"          # re-exec in private mount/net/pid/uts namespaces
 #   owrt_up "$(mktemp -d)"
-#   export OWRT_PROCD=1             # real procd + logd with ubusd (optional)
 #   owrt_start_ubus && owrt_start_rpcd && owrt_start_uhttpd 8080
 #   owrt_install_ipk dist/luci-app-reterm_*.ipk
 #   owrt_sh 'ubus list reterm; /etc/init.d/reterm running; logread'
@@ -39,22 +38,15 @@
 #   owrt_sh CMD...              run "CMD..." with /bin/sh -c in the chroot, OpenWrt
 #                               env (PATH=/usr/sbin:/usr/bin:/sbin:/bin, HOME=/root,
 #                               no IPKG_INSTROOT); stdin/stdout/stderr pass through
-#   owrt_start_ubus             ubusd on /var/run/ubus/ubus.sock (waits for `ubus list`);
-#                               with OWRT_PROCD=1 then also procd and logd:
-#   owrt_start_procd            the real procd as a plain service manager (not PID 1
-#                               of the namespace): ubus "service" + "system";
-#                               `/etc/init.d/X start` really starts X's instances;
-#                               `ubus call system reboot` ends the run (pid ns only)
-#   owrt_start_logd             logd on /dev/log (via /etc/init.d/log under procd);
-#                               `logger` + `logread` work
-#   owrt_start_rpcd             rpcd: via /etc/init.d/rpcd under procd if procd
-#                               runs, else directly with the init script's flags;
-#                               waits for the session object
+#   owrt_start_ubus             ubusd on /var/run/ubus/ubus.sock (waits for `ubus list`)
+#                               (the ubus "service" object: tests/owrt/procd-standin.uc)
+#   owrt_start_rpcd             rpcd with the init script's flags; waits for the
+#                               session object
 #   owrt_start_uhttpd PORT      uhttpd on 127.0.0.1:PORT with the flags
 #                               /etc/init.d/uhttpd derives from /etc/config/uhttpd
 #                               (/ubus and LuCI's ucode handler on /cgi-bin/luci);
 #                               waits until it answers HTTP
-#   owrt_reload_rpcd            /etc/init.d/rpcd reload (procd) or SIGHUP
+#   owrt_reload_rpcd            SIGHUP to rpcd (it re-executes itself)
 #   owrt_pidof NAME             pids of processes named NAME running in the root
 #   owrt_install_ipk FILE.ipk   install as opkg would: preinst, unpack (conffiles
 #                               kept, new one as FILE-opkg), opkg info db, postinst
@@ -63,7 +55,7 @@
 #   owrt_down                   stop everything started in the root, unmount it
 #
 # Variables: RETERM_OWRT (input); OWRT_DIR, OWRT_ROOT (=DIR/root), OWRT_LOG
-# (=DIR/log: ubusd.log procd.log logd.log rpcd.log uhttpd.log opkg.log) after
+# (=DIR/log: ubusd.log procd.log rpcd.log uhttpd.log opkg.log) after
 # owrt_up.
 # Needs root, overlayfs, chroot, unshare (util-linux), curl for uhttpd's wait.
 
@@ -232,88 +224,31 @@ owrt_pidof() {
 	[ -n "$out" ] && echo $out
 }
 
-# ubusd; with OWRT_PROCD=1 also procd (ubus "service" and "system", as on a
-# router where procd is always there) and logd. LuCI's pages need a "system"
-# object: the theme header calls `ubus call system board`.
+# ubusd (procd's ubus objects "service" and "system": the tier's stand-in)
 owrt_start_ubus() {
 	_owrt_spawn ubusd /sbin/ubusd -s $OWRT_UBUS_SOCK
 	if ! _owrt_wait 10 owrt_sh "ubus -s $OWRT_UBUS_SOCK list"; then
 		_owrt_err "ubusd did not come up (see $OWRT_LOG/ubusd.log)"
 		return 1
 	fi
-	if [ "${OWRT_PROCD:-0}" = 1 ]; then
-		owrt_start_procd || return 1
-		if [ -x "$OWRT_ROOT/sbin/logd" ]; then
-			owrt_start_logd || return 1
-		fi
-	fi
 }
 
-owrt_have_procd() { [ -x "$OWRT_ROOT/sbin/procd" ]; }
-
-# procd not as PID 1 (the tier's shell is PID 1 of the pid namespace): it
-# skips the boot state machine and only serves ubus "service"/"system", so
-# `/etc/init.d/X start` really starts X's instances; its log goes to stdout
-# (-S), i.e. $OWRT_LOG/procd.log, never to the host's /dev/kmsg
-# `ubus call system reboot` makes procd SIGTERM/SIGKILL every process it can
-# see and call reboot(): inside the pid namespace that only ends the run, so
-# procd is never started outside one.
-owrt_start_procd() {
-	owrt_have_procd || { _owrt_err "no /sbin/procd in the root"; return 1; }
-	if [ "${OWRT_INSIDE:-}" != 1 ]; then
-		_owrt_err "procd only runs inside the pid namespace of owrt_unshare"
-		return 1
-	fi
-	_owrt_spawn procd /sbin/procd -S -s $OWRT_UBUS_SOCK
-	if ! _owrt_wait 10 owrt_sh "ubus list service"; then
-		_owrt_err "procd did not come up (see $OWRT_LOG/procd.log)"
-		return 1
-	fi
-}
-
-_owrt_procd_up() { [ -n "$(owrt_pidof procd)" ]; }
-
-# logd (ubox) on /dev/log, read with `logread`: /etc/init.d/log start under
-# procd, else logd directly
-owrt_start_logd() {
-	[ -x "$OWRT_ROOT/sbin/logd" ] || { _owrt_err "no /sbin/logd in the root"; return 1; }
-	if _owrt_procd_up; then
-		owrt_sh '/etc/init.d/log start' >> "$OWRT_LOG/logd.log" 2>&1
-	else
-		_owrt_spawn logd /sbin/logd -S 64
-	fi
-	if ! _owrt_wait 10 owrt_sh "ubus list log"; then
-		_owrt_err "logd did not come up (see $OWRT_LOG/logd.log)"
-		return 1
-	fi
-}
-
-# with procd running: /etc/init.d/rpcd start (an instance of procd, so the
-# `/etc/init.d/rpcd reload` of package scripts works); else rpcd directly
+# rpcd directly, with the flags its init script would give
 owrt_start_rpcd() {
 	local timeout
-	if _owrt_procd_up; then
-		owrt_sh '/etc/init.d/rpcd start' >> "$OWRT_LOG/rpcd.log" 2>&1
-	else
-		timeout=$(owrt_sh 'uci -q get rpcd.@rpcd[0].timeout')
-		_owrt_spawn rpcd /sbin/rpcd -s $OWRT_UBUS_SOCK ${timeout:+-t "$timeout"}
-	fi
+	timeout=$(owrt_sh 'uci -q get rpcd.@rpcd[0].timeout')
+	_owrt_spawn rpcd /sbin/rpcd -s $OWRT_UBUS_SOCK ${timeout:+-t "$timeout"}
 	if ! _owrt_wait 10 owrt_sh "ubus list session"; then
 		_owrt_err "rpcd did not come up (see $OWRT_LOG/rpcd.log)"
 		return 1
 	fi
 }
 
-# /etc/init.d/rpcd reload under procd; else SIGHUP (rpcd re-executes itself):
-# ACLs and plugins are read again
+# SIGHUP (rpcd re-executes itself): ACLs and plugins are read again
 owrt_reload_rpcd() {
 	local pid
-	if _owrt_procd_up; then
-		owrt_sh '/etc/init.d/rpcd reload' || return 1
-	else
-		pid=$(owrt_pidof rpcd)
-		[ -n "$pid" ] && kill -HUP $pid || { _owrt_err "rpcd is not running"; return 1; }
-	fi
+	pid=$(owrt_pidof rpcd)
+	[ -n "$pid" ] && kill -HUP $pid || { _owrt_err "rpcd is not running"; return 1; }
 	sleep 0.3
 	_owrt_wait 10 owrt_sh "ubus list session"
 }

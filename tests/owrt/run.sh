@@ -13,6 +13,7 @@
 #   pause/*   tests/owrt/pause_checks.sh  the test's shaping pause on real
 #                                         sqm-scripts, ended by the router
 #   api/*     tests/owrt/apply_checks.sh  `reterm apply` with a slow reload
+#   remove    tests/owrt/remove_checks.sh removal as opkg does it (last)
 #   rpcd/*    tests/owrt/rpcd_checks.py   every method via ubus and HTTP,
 #                                         three sessions, malformed input
 #
@@ -116,5 +117,7 @@ else
 	skip=$((skip + $(grep -c '^skip - ' <<<"$out")))
 	grep -q '^luci-checks: done' <<<"$out" || notok "luci checks ended early" "$(tail -n 20 <<<"$out")"
 fi
+
+. "$HERE/remove_checks.sh"
 
 summary
