@@ -30,7 +30,9 @@ if [ ! -x .cache/venv/bin/vng ]; then
 	.cache/venv/bin/pip install -q --disable-pip-version-check virtme-ng
 fi
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# (a node_modules without npm's own lock record is an interrupted install;
+# sh's -nt is false when the second file is missing)
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
 	echo "deps: npm ci"
 	npm ci --no-audit --no-fund --loglevel=error
 fi
