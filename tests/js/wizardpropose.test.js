@@ -1,16 +1,10 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { createHarness } from './harness/loader.js';
+import { RESULT } from './fixtures/wizard-result.js';
 
 /* reterm.wizardpropose: the proposal from the "before" measurement */
 let pr;
 beforeAll(async () => { pr = await createHarness().require('reterm.wizardpropose'); });
-
-const RESULT = (over = {}) => Object.assign({
-	v: 1, id: 'a1', grade: 'D', idle_rtt: 12.5, rpm: 250,
-	reflector_idle: [{ target: '1.1.1.1', rtt: 12.5 }, { target: '9.9.9.9', rtt: 18 }],
-	download: { grade: 'D', added_ms: 250, throughput_bps: 20000000, inconclusive: false },
-	upload: { grade: 'C', added_ms: 120, throughput_bps: 1000000, inconclusive: false }
-}, over);
 
 describe('bandwidth: 90 % of measured, kbit/s', () => {
 	it.each([

@@ -6,13 +6,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 APPLY="$top/root/usr/libexec/reterm/apply.sh"
 FIXTURE="$top/tests/fixtures/lab/expected"
-passed=0 failed=0
-
-ok() {  # ok <name> <command...>
-	local name=$1; shift
-	if "$@"; then echo "ok - $name"; passed=$((passed + 1))
-	else echo "not ok - $name"; failed=$((failed + 1)); fi
-}
+. "$top/tests/sh/tap.sh"
 
 setup() {
 	T=$(mktemp -d)
