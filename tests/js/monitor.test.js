@@ -95,6 +95,12 @@ describe('replies', () => {
 		expect(monitor.replyError([])).toEqual({ error: 'invalid', message: null });
 	});
 
+	it('replyError keeps the wait of a too_soon reply, which startError shows', () => {
+		const err = monitor.replyError({ error: 'too_soon', message: 'wait', wait_s: 7 });
+		expect(err).toEqual({ error: 'too_soon', message: 'wait', wait_s: 7 });
+		expect(monitor.startError(err)).toBe('The last test ended only a moment ago: wait 7 s and start again.');
+	});
+
 	it('liveState: not running, error, waking (no or old rows), live', () => {
 		const now = 1000;
 		expect(monitor.liveState({ error: 'not_running' }, null, now)).toBe('not_running');
@@ -264,7 +270,7 @@ describe('compare', () => {
 		expect(c.grades[0].steps).toBe(-4);
 		expect(monitor.compareText(c)).toMatch(/^The grade got worse: D, was A\+\./);
 		const same = monitor.compare(byId(SHAPED), byId(SHAPED));
-		expect(monitor.compareText(same)).toMatch(/^The grade stayed A\+\. .*Download ±0\.0 ms/);
+		expect(monitor.compareText(same)).toMatch(/^The grade stayed A\+\. .*Download \+0\.0 ms/);
 		const stopped = monitor.compare({ id: 's', stopped: true, phases: [{ name: 'idle', start: 0, end: 5 }] }, byId(SHAPED));
 		expect(stopped.latency.every(l => l.change === null)).toBe(true);
 		expect(stopped.grades[0].steps).toBeNull();
