@@ -140,7 +140,7 @@ check('typed args: strings, booleans and integers',
 		[ 'samples', [ 'since:int', 'step:int' ] ],
 		[ 'server_rtts', [] ],
 		[ 'status', [] ],
-		[ 'test_start', [ 'download_url:string', 'pause_shaping:bool', 'streams:int', 'upload_url:string' ] ],
+		[ 'test_start', [ 'download_url:string', 'endpoint:string', 'pause_shaping:bool', 'streams:int', 'upload_url:string' ] ],
 		[ 'test_status', [] ],
 		[ 'test_stop', [] ],
 		[ 'wan_info', [] ]
@@ -215,6 +215,10 @@ check('test_start: urls passed on, streams left to retermd\'s default',
 	[ { started: true, id: 't1' },
 	  [ 'reterm.monitor', 'test_start', { download_url: 'http://192.0.2.10/bytes/1',
 		upload_url: 'http://192.0.2.10/upload' } ] ]);
+ubus.mock_setup({ 'reterm.monitor.test_start': { started: true, id: 't2' } });
+check('test_start with nothing: nothing passed on (the built-in endpoints); an endpoint is passed on',
+	[ call('test_start', {}), ubus.mock_calls()[0][2], call('test_start', { endpoint: 'tele2' }) && ubus.mock_calls()[1][2] ],
+	[ { started: true, id: 't2' }, {}, { endpoint: 'tele2' } ]);
 
 // ubus refusing the call is not "retermd is not running"
 ubus.mock_setup({ 'reterm.monitor.test_start': { mock_error: 'Invalid argument' } });

@@ -80,8 +80,9 @@ let ok = a.check_args(ts, S.test_start);
 
 c.eq('test_start: streams default 4, URLs parsed', [ ok.args.streams, ok.args.download_url.host, ok.args.upload_url.path ],
 	[ 4, '10.0.0.2', '/upload' ]);
-c.eq('test_start: download_url required', error_of({ upload_url: ts.upload_url }, S.test_start),
-	[ 'invalid_argument', "argument 'download_url' is required" ]);
+c.eq('test_start: no URL at all is fine (the built-in endpoints)', a.check_args({}, S.test_start), { args: { streams: 4, pause_shaping: false } });
+c.eq('test_start: an https:// URL with a host name', a.check_args({ download_url: 'https://speed.example.net/__down?bytes=1000', upload_url: 'https://speed.example.net/__up' }, S.test_start).args?.download_url?.port, 443);
+c.eq('test_start: https:// with an IP literal is refused', error_of({ download_url: 'https://93.184.216.34/', upload_url: ts.upload_url }, S.test_start)?.[0], 'invalid_argument');
 
 for (let n in [ 0, 17, -1, 100 ])
 	c.eq(`test_start: streams ${n}`, error_of({ ...ts, streams: n }, S.test_start),

@@ -315,8 +315,16 @@ c.eq('reterm_admin: names canonical, junk left out with a warning, the proxy por
 	[ pol.test_servers, length(pol.warnings), pol.proxy_port ], [ [ 'speed.lan', 'fd00::1' ], 1, 15002 ]);
 c.ok('test_server in /etc/config/reterm (writable through LuCI) is ignored, with a warning',
 	length(filter(S.load_config(cursor(dir), () => 'eth1').warnings, (w) => index(w, 'reterm_admin') >= 0)) == 1);
-c.eq('no reterm_admin: no admin server, proxy port 15001', S.load_policy(cursor('/nonexistent')),
-	{ test_servers: [], proxy_port: 15001, warnings: [] });
+c.eq('no reterm_admin: no admin server, proxy port 15001, the ca-bundle CA file', S.load_policy(cursor('/nonexistent')),
+	{ test_servers: [], proxy_port: 15001, ca_file: '/etc/ssl/certs/ca-certificates.crt', warnings: [] });
+
+for (let ca in [ [ '/tmp/lab/ca.pem', '/tmp/lab/ca.pem', 0 ], [ '/etc/../etc/shadow', '/etc/ssl/certs/ca-certificates.crt', 1 ],
+                 [ 'relative.pem', '/etc/ssl/certs/ca-certificates.crt', 1 ], [ '/tmp/a b', '/etc/ssl/certs/ca-certificates.crt', 1 ],
+                 [ '/tmp/$(reboot)', '/etc/ssl/certs/ca-certificates.crt', 1 ] ]) {
+	fsm.writefile(`${dir}/reterm_admin`, sprintf("config monitor 'monitor'\n\toption ca_file %J\n", ca[0]));
+	pol = S.load_policy(cursor(dir));
+	c.eq(`reterm_admin ca_file ${ca[0]}: ${ca[1]}, ${ca[2]} warning(s)`, [ pol.ca_file, length(pol.warnings) ], [ ca[1], ca[2] ]);
+}
 
 for (let f in [ 'reterm_admin', 'reterm' ])
 	fsm.unlink(`${dir}/${f}`);

@@ -245,7 +245,8 @@ export function memfs(files) {
 		rename: (a, b) => { if (files[a] == null) return false; files[b] = files[a]; delete files[a]; return true; },
 		unlink: (p) => { delete files[p]; return true; },
 		mkdir: () => true,
-		lstat: (p) => (files[p] != null) ? { type: 'file', size: length(files[p]), mtime: 0 } : { type: 'directory' }
+		lstat: (p) => (files[p] != null) ? { type: 'file', size: length(files[p]), mtime: 0 } : { type: 'directory' },
+		stat: (p) => (files[p] != null) ? { type: 'file', size: length(files[p]), mtime: 0 } : null
 	};
 }
 

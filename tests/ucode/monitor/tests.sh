@@ -18,11 +18,15 @@
 #                       reply after resolution in a child process, the
 #                       admin's test server in reterm_admin, busy,
 #                       too_soon) (root, ubusd, ubus, python3)
+#   monitor/tls         the HTTPS load and its checks against a local HTTPS
+#                       server and a throwaway CA (tests/ucode/monitor/tls.sh;
+#                       root, python3, openssl, ucode-mod-uclient)
 #   monitor/vectors     tests/fixtures/grade-vectors.json is what
 #                       make-grade-vectors.mjs makes from today's grade.js
 #                       (node)
 
 MON=$HERE/monitor
+. "$MON/tls.sh"
 
 # kill_started <pidfile>: end a process this script started, by its pid
 kill_started() {
@@ -64,6 +68,8 @@ monitor_tests() {
 		fi
 		kill_started "$TMP/httpd.pid"
 	fi
+
+	tls_test
 
 	if ! command -v node >/dev/null 2>&1; then
 		skipped monitor/vectors "node not found"

@@ -4,21 +4,24 @@
 // check returns the normalized value or null; check_args() returns
 // { args } or { error, message } (reterm's API error shape).
 //
-// URLs for the guided test: http:// only.  ucode's socket module has no
-// TLS, and the test servers meant here (a speed test box, the lab's far
-// server) serve plain HTTP; the payload is junk anyway, so TLS would only
-// cost router CPU.  Grammar (at most 256 characters, printable ASCII
-// without spaces, so no quotes, backticks, `$(`, `;`, newlines):
-//   http://HOST[:PORT][PATH]
+// URLs for the guided test: http:// (the socket load in retermd,
+// reterm.monitor.load) or https:// (the uclient load in a child process,
+// reterm.monitor.tlsload).  Grammar (at most 256 characters, printable
+// ASCII without spaces, so no quotes, backticks, `$(`, `;`, newlines):
+//   http[s]://HOST[:PORT][PATH]
 //   HOST  IPv4 dotted quad | "[" IPv6 "]" | hostname (labels of
 //         A-Z a-z 0-9 and inner "-", 1-63 each, at most 253 total)
-//   PORT  1-65535
+//   PORT  1-65535 (default 80 for http, 443 for https)
 //   PATH  "/" followed by A-Z a-z 0-9 - . _ ~ / ? = & % + , : @
 //         (no quotes, spaces, ; ` $ ( ) < > \ { } | # ' " or controls)
+// An https:// URL must name its host (no IP literal): the certificate is
+// checked against the name.
 
 'use strict';
 
 export const MAX_URL = 256, MAX_STREAMS = 16;
+const URL_GRAMMAR = 'an http:// or https:// URL (host, optional port, path of safe characters, ' +
+	'at most 256 characters; https:// with a host name)';
 
 function printable(s, maxlen) {
 	if (type(s) != 'string' || length(s) < 1 || length(s) > maxlen)
@@ -56,12 +59,13 @@ export function ip(s) {
 	return (type(a) == 'array' && (length(a) == 4 || length(a) == 16)) ? arrtoip(a) : null;
 }
 
-// { url, host, port, path, family: 4|6|null (a name) } or null
-export function http_url(s) {
-	if (!printable(s, MAX_URL))
+// { url, scheme, host, port, path, family: 4|6|null (a name) } or null
+function parse_url(s, scheme) {
+	if (!printable(s, MAX_URL) || substr(s, 0, length(scheme) + 3) != `${scheme}://`)
 		return null;
 
-	let m = match(s, /^http:\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?(\/[A-Za-z0-9._~\/?=&%+,:@-]*)?$/);
+	let m = match(substr(s, length(scheme) + 3),
+		/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?(\/[A-Za-z0-9._~\/?=&%+,:@-]*)?$/);
 
 	if (!m)
 		return null;
@@ -91,7 +95,7 @@ export function http_url(s) {
 			return null;
 	}
 
-	let port = 80;
+	let port = (scheme == 'https') ? 443 : 80;
 
 	if (m[2] != null) {
 		let p = substr(m[2], 1);
@@ -102,7 +106,22 @@ export function http_url(s) {
 		port = +p;
 	}
 
-	return { url: s, host, port, path: m[3] ?? '/', family };
+	return { url: s, scheme, host, port, path: m[3] ?? '/', family };
+}
+
+export function http_url(s) {
+	return parse_url(s, 'http');
+}
+
+// https:// with a host name (a certificate names hosts, not addresses)
+export function https_url(s) {
+	let u = parse_url(s, 'https');
+
+	return (u && u.family == null) ? u : null;
+}
+
+export function test_url(s) {
+	return http_url(s) ?? https_url(s);
 }
 
 function err(message) {
@@ -168,10 +187,10 @@ export const SPEC = {
 		        grammar: '1 (seconds, 10 minutes) or 60 (minutes, 24 hours)' }
 	},
 	test_start: {
-		download_url: { type: 'string', required: true, check: http_url,
-		                grammar: 'an http:// URL (host, optional port, path of safe characters, at most 256 characters)' },
-		upload_url: { type: 'string', required: true, check: http_url,
-		              grammar: 'an http:// URL (host, optional port, path of safe characters, at most 256 characters)' },
+		endpoint: { type: 'string', check: (v) => match(v, /^[a-z0-9-]{1,32}$/) ? v : null,
+		            grammar: 'the id of a built-in test endpoint (see status: endpoints)' },
+		download_url: { type: 'string', check: test_url, grammar: URL_GRAMMAR },
+		upload_url: { type: 'string', check: test_url, grammar: URL_GRAMMAR },
 		streams: { type: 'int', default: 4, check: (v) => (v >= 1 && v <= MAX_STREAMS) ? v : null,
 		           grammar: 'an integer 1-16' },
 		pause_shaping: { type: 'bool', default: false, grammar: 'true or false' }

@@ -14,12 +14,14 @@ import * as store from 'reterm.monitor.store';
 import * as gtest from 'reterm.monitor.test';
 import * as target from 'reterm.monitor.target';
 import * as pause from 'reterm.monitor.pause';
-import { RESOLVE_TIMEOUT_MS } from 'reterm.monitor.resolve';
+import * as endpoints from 'reterm.monitor.endpoints';
+import { pick } from 'reterm.monitor.pick';
+import { CA_FILE } from 'reterm.monitor.settings';
 
 // the guided test: a gap after each test (ended or stopped) before the
-// next may start, and how long a name may take to resolve (the
-// resolver's own limit and a little) before test_start refuses it
-export const TEST_GAP_MS = 30000, RESOLVE_GUARD_MS = RESOLVE_TIMEOUT_MS + 1000;
+// next may start; how long a name may take to resolve (the resolver's
+// own limit and a little) is reterm.monitor.pick's
+export const TEST_GAP_MS = 30000;
 
 // test_start's one answer for every refused target (the reason goes to
 // the log only: the reply must not tell what is there)
@@ -87,12 +89,14 @@ export function create(env, cfg, hooks) {
 		return {
 			test_servers: p?.test_servers ?? [],
 			proxy_port: p?.proxy_port ?? target.PROXY_PORT,
+			ca_file: p?.ca_file ?? CA_FILE,
 			own: null
 		};
 	}
 
 	// paused: the ifaces whose shaping this test paused (null: not asked)
-	function run_test(a, urls, paused) {
+	// chosen: pick()'s answer (cand, tried)
+	function run_test(a, urls, paused, chosen) {
 		hooks.wake();
 		hooks.pause();
 
@@ -117,7 +121,9 @@ export function create(env, cfg, hooks) {
 			on_done: test_done
 		});
 
-		let r = { started: true, id: test.id, total: gtest.total_secs(), phases: gtest.phases() };
+		let c = chosen.cand;
+		let r = { started: true, id: test.id, total: gtest.total_secs(), phases: gtest.phases(),
+		          endpoint: (c.id != null) ? { id: c.id, name: c.name } : null, tried: chosen.tried };
 
 		if (paused != null)
 			r.paused = paused;
@@ -125,28 +131,13 @@ export function create(env, cfg, hooks) {
 		return r;
 	}
 
-	// the checks after resolution (resolved: host -> addresses), the
-	// shaping pause when asked, then the test; the loads get the checked
-	// addresses (url.addrs) and connect to those only.  done(reply) is
-	// called once, at once or (pausing) later from the loop.
-	function begin(a, pol, resolved, done) {
-		let urls = {};
-
-		pol.own = target.own(env.readfile?.('/proc/net/fib_trie'), env.readfile?.('/proc/net/if_inet6'));
-
-		for (let k in [ 'download_url', 'upload_url' ]) {
-			let u = a[k];
-			let addrs = (u.family != null) ? [ u.host ] : (resolved[u.host] ?? []);
-			let why = target.check_addrs(u, addrs, pol);
-
-			if (why != null)
-				return done(refuse(u, why));
-
-			urls[k] = { ...u, addrs };
-		}
+	// after pick(): the shaping pause when asked, then the test.  done(reply)
+	// is called once, at once or (pausing) later from the loop.
+	function begin(a, chosen, done) {
+		let urls = chosen.urls;
 
 		if (!a.pause_shaping)
-			return done(run_test(a, urls, null));
+			return done(run_test(a, urls, null, chosen));
 
 		if (type(env.run) != 'function')
 			return done(err('pause_failed', 'shaping cannot be paused here: no way to run sqm-scripts'));
@@ -159,7 +150,7 @@ export function create(env, cfg, hooks) {
 				return done(res);
 			}
 
-			done(run_test(a, urls, res.ifaces));
+			done(run_test(a, urls, res.ifaces, chosen));
 		});
 	}
 
@@ -197,39 +188,44 @@ export function create(env, cfg, hooks) {
 					         message: sprintf('the last test ended less than %d s ago: wait %d s and start again',
 					                          int(gap_ms / 1000), wait) };
 
-				let pol = policy(), u = c.args;
+				let u = c.args;
 
-				for (let k in [ 'download_url', 'upload_url' ]) {
-					let why = target.check_port(u[k], pol);
+				if ((u.download_url == null) != (u.upload_url == null))
+					return err('invalid_argument', 'download_url and upload_url go together: give both or neither');
 
-					if (why != null)
-						return refuse(u[k], why);
-				}
+				if (u.download_url && u.endpoint)
+					return err('invalid_argument', 'give either an endpoint or download_url and upload_url');
 
-				let names = [];
+				if (u.endpoint && !endpoints.find(u.endpoint))
+					return err('invalid_argument', sprintf('no test endpoint %J (see status: endpoints)', u.endpoint));
 
-				for (let k in [ 'download_url', 'upload_url' ])
-					if (u[k].family == null && index(names, u[k].host) < 0)
-						push(names, u[k].host);
+				let pol = policy(), cands = endpoints.candidates(u);
 
-				if (length(names) && (type(reply) != 'function' || !env.resolve))
+				// a custom URL on a port that is not allowed: at once
+				if (u.download_url)
+					for (let k in [ 'download_url', 'upload_url' ]) {
+						let why = target.check_port(u[k], pol);
+
+						if (why != null)
+							return refuse(u[k], why);
+					}
+
+				// the built-in endpoints are names
+				let names = !u.download_url || u.download_url.family == null || u.upload_url.family == null;
+
+				if (names && (type(reply) != 'function' || !env.resolve))
 					return err('internal', 'host names cannot be resolved here; give the test server as an IP address');
 
 				if (u.pause_shaping && type(reply) != 'function')
 					return err('internal', 'shaping can only be paused with a deferred reply');
 
-				let resolved = {}, left = length(names), answer = null, inside = true;
-				let me = { jobs: [], guard: null };
+				let answer = null, inside = true, me = { job: null };
 
 				function conclude(r) {
 					if (starting !== me)
 						return;
 
 					starting = null;
-					me.guard?.cancel();
-
-					for (let j in me.jobs)
-						j?.cancel();
 
 					if (inside)
 						answer = r;
@@ -237,43 +233,15 @@ export function create(env, cfg, hooks) {
 						reply(r);
 				}
 
-				// every name resolved: the checks, the pause, the test
-				function go() {
-					me.guard?.cancel();
-					me.guard = null;
-					begin(u, pol, resolved, conclude);
-				}
-
 				starting = me;
 				hooks.wake();
 
-				if (length(names))
-					me.guard = env.timer(RESOLVE_GUARD_MS, () => {
-						me.guard = null;
-						conclude(refuse(u.download_url, sprintf('no answer from the resolver within %d s', RESOLVE_GUARD_MS / 1000)));
-					});
-				else
-					go();
+				me.job = pick(env, cands, pol, refuse, (r) => {
+					if (r.error)
+						return conclude(r);
 
-				for (let n in names) {
-					let host = n;
-
-					push(me.jobs, env.resolve(host, (addrs, why) => {
-						if (starting !== me)
-							return;
-
-						if (addrs == null) {
-							let bad = (u.download_url.host == host) ? u.download_url : u.upload_url;
-
-							return conclude(refuse(bad, sprintf('%s %s', host, why ?? 'does not resolve')));
-						}
-
-						resolved[host] = addrs;
-
-						if (--left == 0)
-							go();
-					}));
-				}
+					begin(u, r, conclude);
+				});
 
 				inside = false;
 

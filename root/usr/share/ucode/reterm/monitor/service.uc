@@ -29,6 +29,7 @@ import * as args from 'reterm.monitor.args';
 import * as stats from 'reterm.monitor.stats';
 import * as store from 'reterm.monitor.store';
 import * as rows from 'reterm.monitor.rows';
+import * as endpoints from 'reterm.monitor.endpoints';
 import * as runner from 'reterm.monitor.runner';
 import * as settings from 'reterm.monitor.settings';
 
@@ -297,6 +298,7 @@ export function create(env, cfg) {
 					base: stats.round1(live.lowest_base()),
 					test: tests.running() ? 'running' : 'idle',
 					pause: tests.pause_status(),
+					endpoints: endpoints.list(),
 					results: length(tests.list()),
 					results_path: store.FLASH_PATH,
 					id: live.rings().sec.id,
@@ -316,7 +318,7 @@ export function create(env, cfg) {
 // and ubusd expect them.
 export const UBUS_ARGS = {
 	samples: { since: 0, step: 1 },
-	test_start: { download_url: '', upload_url: '', streams: 4, pause_shaping: false },
+	test_start: { endpoint: '', download_url: '', upload_url: '', streams: 4, pause_shaping: false },
 	test_status: {},
 	test_stop: {},
 	results: { id: '' },

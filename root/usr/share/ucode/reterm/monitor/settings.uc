@@ -21,11 +21,28 @@ export const DEFAULT_REFLECTORS = [ '1.1.1.1', '9.9.9.9', '8.8.8.8', '2606:4700:
 //   reterm_admin.monitor.test_server   host names or IP addresses (option
 //                                      or list) that may be private and
 //                                      use any port
+//   reterm_admin.monitor.ca_file       the CA bundle https:// test
+//                                      endpoints are verified with
+//                                      (default: OpenWrt's ca-bundle);
+//                                      admin-only like test_server, since
+//                                      it decides whom the router trusts
 //   reterm.main.port                   reterm's proxy listener, never a
 //                                      target on this router
-// -> { test_servers: [ canonical hosts ], proxy_port, warnings }
+// -> { test_servers: [ canonical hosts ], proxy_port, ca_file, warnings }
+export const CA_FILE = '/etc/ssl/certs/ca-certificates.crt';
+
 export function load_policy(cursor) {
-	let out = { test_servers: [], proxy_port: target.PROXY_PORT, warnings: [] };
+	let out = { test_servers: [], proxy_port: target.PROXY_PORT, ca_file: CA_FILE, warnings: [] };
+	let ca = cursor.get('reterm_admin', 'monitor', 'ca_file');
+
+	if (ca != null) {
+		if (type(ca) == 'string' && match(ca, /^\/[A-Za-z0-9._\/-]{1,200}$/) && index(ca, '..') < 0 && index(ca, '//') < 0)
+			out.ca_file = ca;
+		else
+			push(out.warnings, sprintf('reterm_admin ca_file %J is not an absolute path of safe characters, using %s',
+				substr('' + ca, 0, 64), CA_FILE));
+	}
+
 	let v = cursor.get('reterm_admin', 'monitor', 'test_server');
 
 	for (let h in (type(v) == 'array') ? v : (type(v) == 'string') ? split(trim(v), /[ \t]+/) : []) {

@@ -10,6 +10,7 @@
 import * as fs from 'fs';
 import * as probe from 'reterm.monitor.probe';
 import * as load from 'reterm.monitor.load';
+import * as tlsload from 'reterm.monitor.tlsload';
 import * as qdisc from 'reterm.monitor.qdisc';
 import * as resolve from 'reterm.monitor.resolve';
 import { RUN_MS } from 'reterm.monitor.pause';
@@ -104,10 +105,19 @@ export function env(opts) {
 		// names of test servers, in a child process (the loop runs on)
 		resolve: resolver,
 
+		// one request to an https:// endpoint before the test
+		check: (o, cb) => tlsload.check({ uloop, socket, fs, log: opts.log }, o, cb),
+
 		// sqm-scripts' run.sh for the shaping pause
 		run: (argv, cb) => run(uloop, argv, cb),
 
+		// https:// in a child (url.ca, url.referer, url.seconds from the
+		// test's start), http:// on sockets in this process
 		load: function(dir, url, streams) {
+			if (url.scheme == 'https')
+				return tlsload.start({ uloop, socket, fs, log: opts.log },
+					{ url, dir, streams, ca: url.ca, referer: url.referer, seconds: url.seconds ?? 60 });
+
 			if (!socket)
 				return {
 					bytes: () => 0,
