@@ -108,6 +108,25 @@ CHECKS = {
         # merged from the ucode tier's store benchmark (.cache/bench-ucode.json)
         ("a loop of guided tests writes at most 8 KB a minute to flash",
          lambda m: 0 < m["flash_budget_share"] <= 1),
+        # HTTPS with the default settings (issue 14): the built-in endpoint's
+        # name points at the far server, verified with a CA made in the run
+        ("HTTPS, default endpoint, no URL given: the test ran on it and grades D or F unshaped",
+         lambda m: m["https_endpoint"] == "cloudflare" and m["grade_unshaped_https"] in ("D", "F"),
+         "https_skipped"),
+        ("HTTPS load fills >= 90 % of the link in each direction (unshaped)",
+         lambda m: m["load_share_download_unshaped_https"] >= 0.9
+         and m["load_share_upload_unshaped_https"] >= 0.9 and m["load_errors_unshaped_https"] == 0,
+         "https_skipped"),
+        ("HTTPS with the Shaping settings grades A+, conclusively",
+         lambda m: m["grade_shaped_https"] == "A+" and m["inconclusive_shaped_https"] == 0,
+         "https_skipped"),
+        ("HTTPS failure, wrong CA: tls_failed, the endpoint and the certificate named, no test",
+         lambda m: m["fail_wrong_ca_code"] == "tls_failed" and m["fail_wrong_ca_named"] == 1
+         and m["fail_wrong_ca_started"] == 0, "https_skipped"),
+        ("HTTPS failure, endpoint down: unreachable, the endpoint named",
+         lambda m: m["fail_down_code"] == "unreachable" and m["fail_down_named"] == 1, "https_skipped"),
+        ("HTTPS failure, HTTP 403: throttled, said so",
+         lambda m: m["fail_403_code"] == "throttled" and m["fail_403_named"] == 1, "https_skipped"),
         ("sampler rows carry CAKE columns from the batch tc (none with --no-cake)",
          lambda m: m["sampler_tc_batch"] == 1 and m["sampler_cake_rows"] >= 20
          and m["sampler_cake_rows_no_tc"] == 0),
@@ -152,14 +171,17 @@ CHECKS = {
 }
 
 
-def verdict(metrics, pred):
-    """("ok" | "not ok" | "skip", note) for one check on a scenario's metrics."""
+def verdict(metrics, pred, skip_key=None):
+    """("ok" | "not ok" | "skip", note) for one check on a scenario's metrics;
+    skip_key: a metric the scenario sets when it skipped this part."""
     if metrics is None:
         return "not ok", " (scenario wrote no results)"
     if "error" in metrics:
         return "not ok", " (scenario raised)"
     if "skipped" in metrics:
         return "skip", " (scenario skipped itself)"
+    if skip_key and metrics.get(skip_key):
+        return "skip", " (%s)" % skip_key
     try:
         return ("ok" if pred(metrics) else "not ok"), ""
     except (KeyError, TypeError) as e:
@@ -176,8 +198,8 @@ def main(path, scenarios):
     counts = {"ok": 0, "not ok": 0, "skip": 0}
     for scenario in scenarios:
         # a scenario without checks still has to have run
-        for desc, pred in CHECKS.get(scenario, [("ran", lambda m: True)]):
-            result, note = verdict(results.get(scenario), pred)
+        for desc, pred, *skip in CHECKS.get(scenario, [("ran", lambda m: True)]):
+            result, note = verdict(results.get(scenario), pred, *skip)
             print("%s - lab %s: %s%s" % (result, scenario, desc, note))
             counts[result] += 1
     print("lab: %d passed, %d failed, %d skipped" % (

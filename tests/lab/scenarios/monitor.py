@@ -1,27 +1,104 @@
 """Live latency: retermd's guided bufferbloat test run on the lab router
-(`monitor-test`, the daemon's own modules without ubus) against the far
-server, without and with the Shaping settings; and the sampler's CPU at
-5 probes/s.  Needs ucode (skipped without it, said so in the results)."""
+(`monitor-test`: the daemon's own test_start, endpoint choice and loads,
+without ubus) against the far server, without and with the Shaping
+settings, over plain HTTP (URLs given) and over HTTPS with the default
+settings (the built-in endpoint, whose name the lab's /etc/hosts points at
+the far server, and a CA made now); the HTTPS failure paths (wrong CA,
+endpoint down, 403); and the sampler's CPU at 5 probes/s.  Needs ucode
+(skipped without it, said so in the results); the HTTPS part needs
+ucode-mod-uclient (said so in the results: https_skipped)."""
 import json
 import os
+import subprocess
 import sys
 import time
 
-from labkit import measure, sh, topo
+from labkit import measure, sh, tlsca, topo
 from labkit.reterm import ROOT, ucode_binary
 from scenarios import shaping
 from scenarios.proxy import HTTPD
 
 MONITOR_TEST = os.path.join(ROOT, "usr", "libexec", "reterm", "monitor-test")
+HTTPSD = os.path.join(os.path.dirname(HTTPD), "httpsd.py")
 GRADE_RANK = ["A+", "A", "B", "C", "D", "F"]
+ENDPOINT_HOST = "speed.cloudflare.com"
+TLS_DIR = "/tmp/reterm-lab-tls"
 
 
-def guided(ucode, extra=()):
-    url = "http://%s" % topo.SRV4
+def guided(ucode, extra=(), urls=True):
+    """One guided test; monitor-test's whole answer (start, result, cpu_pct,
+    rss_kb).  urls: plain HTTP to the far server; else the default endpoint."""
     argv = [ucode, "-L", os.path.join(ROOT, "usr", "share", "ucode"), MONITOR_TEST,
-            "--download", url + "/bytes/1000000000", "--upload", url + "/upload",
-            "--streams", 4, "--reflector", topo.SRV4, "--wan", "rtr-wan"] + list(extra)
-    return json.loads(sh.run(argv, ns="rtr", timeout=180))
+            "--streams", 4, "--reflector", topo.SRV4, "--wan", "rtr-wan",
+            "--allow", topo.SRV4, "--allow", ENDPOINT_HOST, "--ca-file", TLS_DIR + "/lab-ca.pem"]
+    if urls:
+        url = "http://%s" % topo.SRV4
+        argv += ["--download", url + "/bytes/1000000000", "--upload", url + "/upload"]
+    out = sh.run(argv + list(extra), ns="rtr", timeout=240, check=False)
+    return json.loads(out)
+
+
+def tls_setup():
+    """CA + certificate for the endpoint's name, and a hosts file that points
+    the name at the far server, bound over /etc/hosts inside the VM only."""
+    ca = tlsca.make(TLS_DIR, ENDPOINT_HOST)
+    tlsca.make(TLS_DIR, ENDPOINT_HOST, tag="other")
+    with open(TLS_DIR + "/hosts", "w") as f:
+        f.write("127.0.0.1 localhost\n%s %s\n%s %s\n" % (topo.SRV4, ENDPOINT_HOST, topo.SRV6, ENDPOINT_HOST))
+    sh.run(["mount", "--bind", TLS_DIR + "/hosts", "/etc/hosts"])
+    return ca
+
+
+def httpsd(ca, *extra):
+    return sh.spawn([sys.executable, HTTPSD, 443, ca["cert"], ca["key"]] + list(extra), ns="srv")
+
+
+def has_uclient(ucode):
+    return subprocess.run([ucode, "-e", 'require("uclient")'], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0
+
+
+def keep(res, tag, r):
+    """The figures of one guided test under names ending in tag."""
+    t = r["result"]
+    res["grade" + tag] = t["grade"]
+    res["grade%s_rank" % tag] = GRADE_RANK.index(t["grade"]) if t["grade"] in GRADE_RANK else -1
+    res["added_ms_download" + tag] = t["download"]["added_ms"]
+    res["added_ms_upload" + tag] = t["upload"]["added_ms"]
+    res["inconclusive" + tag] = int(bool(t["inconclusive"]))
+    res["load_share_download" + tag] = t["download"]["throughput_bps"] / (shaping.LINK_KBIT * 1000.0)
+    res["load_share_upload" + tag] = t["upload"]["throughput_bps"] / (shaping.LINK_KBIT * 1000.0)
+    res["load_errors" + tag] = len(t.get("errors") or [])
+    return t
+
+
+def failures(ucode, ca, res):
+    """The HTTPS failure paths: test_start's error (the first endpoint's
+    reason in tried[0], since the next endpoint is tried too)."""
+    def first(r):
+        t = (r.get("start") or {}).get("tried") or [{}]
+        return t[0].get("error"), t[0].get("message", "")
+
+    srv = httpsd(ca)
+    time.sleep(1)
+    try:
+        r = guided(ucode, ["--ca-file", TLS_DIR + "/other-ca.pem"], urls=False)
+        res["fail_wrong_ca_code"], msg = first(r)
+        res["fail_wrong_ca_named"] = int("Cloudflare speed test: the certificate of %s" % ENDPOINT_HOST in msg)
+        res["fail_wrong_ca_started"] = int(bool((r.get("start") or {}).get("started")))
+    finally:
+        srv.kill()
+    r = guided(ucode, urls=False)
+    res["fail_down_code"], msg = first(r)
+    res["fail_down_named"] = int(("Cloudflare speed test: no connection to %s" % ENDPOINT_HOST) in msg)
+    srv = httpsd(ca, "--status", "403")
+    time.sleep(1)
+    try:
+        r = guided(ucode, urls=False)
+        res["fail_403_code"], msg = first(r)
+        res["fail_403_named"] = int(("refused the test (HTTP 403)") in msg)
+    finally:
+        srv.kill()
 
 
 def run():
@@ -33,22 +110,35 @@ def run():
     topo.set_wan(shaping.RTT_MS, shaping.LINK_KBIT / 1000.0, limit=1000)
     httpd = sh.spawn([sys.executable, HTTPD, 80], ns="srv")
     res = {}
+    srv = None
     try:
+        https = has_uclient(ucode)
+        ca = tls_setup() if https else None
+        srv = httpsd(ca) if https else None
         r = guided(ucode)
-        res["grade_unshaped"] = r["grade"]
-        res["added_ms_download_unshaped"] = r["download"]["added_ms"]
-        res["added_ms_upload_unshaped"] = r["upload"]["added_ms"]
-        res["idle_rtt_ms"] = r["idle_rtt"]
+        t = keep(res, "_unshaped", r)
+        res["idle_rtt_ms"] = t["idle_rtt"]
+        res["test_cpu_pct_http"] = r["cpu_pct"]
+        if https:
+            r = guided(ucode, urls=False)
+            keep(res, "_unshaped_https", r)
+            res["https_endpoint"] = (r["start"].get("endpoint") or {}).get("id")
+            res["test_cpu_pct_https"] = r["cpu_pct"]
+            res["test_rss_kb"] = r["rss_kb"]
         shaping.apply_sqm(shaping.sqm_steps())
         kbit = str(shaping.SHAPE_KBIT)
-        r = guided(ucode, ["--shaper-down-kbit", kbit, "--shaper-up-kbit", kbit])
-        res["grade_shaped"] = r["grade"]
-        res["added_ms_download_shaped"] = r["download"]["added_ms"]
-        res["added_ms_upload_shaped"] = r["upload"]["added_ms"]
-        res["inconclusive_shaped"] = int(bool(r["inconclusive"]))
-        res["rpm_shaped"] = r["rpm"]
-        for key in ("grade_unshaped", "grade_shaped"):
-            res[key + "_rank"] = GRADE_RANK.index(res[key]) if res[key] in GRADE_RANK else -1
+        shaped = ["--shaper-down-kbit", kbit, "--shaper-up-kbit", kbit]
+        r = guided(ucode, shaped)
+        t = keep(res, "_shaped", r)
+        res["rpm_shaped"] = t["rpm"]
+        if https:
+            keep(res, "_shaped_https", guided(ucode, shaped, urls=False))
+            srv.kill()
+            srv = None
+            failures(ucode, ca, res)
+        else:
+            res["https_skipped"] = 1
+            print("monitor: https: skipped: ucode-mod-uclient not found", flush=True)
         # retermd's sampler service with a viewer polling once a second,
         # while a download keeps the WAN loaded (5 probes/s), with CAKE
         # stats (one `qdisc show` a second) and without
@@ -77,4 +167,7 @@ def run():
         return res
     finally:
         httpd.kill()
+        if srv:
+            srv.kill()
+        sh.run(["umount", "/etc/hosts"], check=False)
         topo.teardown()

@@ -41,4 +41,43 @@ tlsca.make('$d', 'speed.test', tag='other')" ) || { notok "monitor/tls (openssl 
 	fi
 	kill_started "$d/srv.pid"
 	kill_started "$d/srv403.pid"
+	tls_upload_test "$d"
+}
+
+# monitor/tls-upload: an HTTPS upload keeps a 20 Mbit/s link busy.  In a
+# network namespace whose loopback is shaped by tbf, so the socket's send
+# buffer fills (what stops a libustream-ssl upload for good unless the
+# load starts a new connection, see https-load): the bytes loopback sent
+# in 6 s by one stream must be >= 80 % of what the rate allows.
+tls_upload_test() {
+	local d=$1
+	if ! command -v tc >/dev/null 2>&1; then
+		skipped monitor/tls-upload "tc not found"
+		return
+	fi
+	cat >"$d/up.sh" <<-'EOS'
+	ip link set lo up || exit 3
+	tc qdisc add dev lo root tbf rate 20mbit burst 200kb latency 100ms || exit 3
+	mount --bind "$D/hosts" /etc/hosts || exit 3
+	python3 "$ROOT/tests/lab/labkit/httpsd.py" 18445 "$D/lab-cert.pem" "$D/lab-key.pem" >"$D/srvup.log" 2>&1 &
+	sleep 1
+	a=$(awk '/lo:/ { print $10 }' /proc/net/dev)
+	"$UCODE" -L "$MODS" "$ROOT/root/usr/libexec/reterm/https-load" --dir up --streams 1 --seconds 6 \
+		--url https://speed.test:18445/__up --ca "$D/lab-ca.pem" --referer https://speed.test/ >"$D/up.out"
+	b=$(awk '/lo:/ { print $10 }' /proc/net/dev)
+	kill $! 2>/dev/null
+	echo $((b - a))
+	EOS
+	local sent
+	sent=$(D=$d ROOT=$ROOT UCODE=$UCODE MODS=$MODS unshare -n -m sh "$d/up.sh" 2>"$d/up.err")
+	case $? in
+	3) skipped monitor/tls-upload "no tbf qdisc or namespace here" ;;
+	0) if [ "${sent:-0}" -ge $((20000000 / 8 * 6 * 80 / 100)) ]; then
+		ok "monitor/tls-upload ($sent bytes sent in 6 s at 20 Mbit/s: $((sent * 8 / 6 / 10000))0 kbit/s)"
+	   else
+		notok "monitor/tls-upload (only ${sent:-0} bytes sent in 6 s at 20 Mbit/s)"
+		tail -n 3 "$d/up.out" "$d/up.err" | sed 's/^/#   /'
+	   fi ;;
+	*) notok "monitor/tls-upload (the namespace script failed)"; sed 's/^/#   /' "$d/up.err" ;;
+	esac
 }
