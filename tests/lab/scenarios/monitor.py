@@ -50,7 +50,14 @@ def tls_setup():
 
 
 def httpsd(ca, *extra):
-    return sh.spawn([sys.executable, HTTPSD, 443, ca["cert"], ca["key"]] + list(extra), ns="srv")
+    """The far server's HTTPS endpoint, once it listens (python starts
+    slowly under emulation)."""
+    p = sh.spawn([sys.executable, HTTPSD, 443, ca["cert"], ca["key"]] + list(extra), ns="srv")
+    for _ in range(100):
+        if ":443 " in sh.run(["ss", "-Hltn"], ns="srv", check=False):
+            return p
+        time.sleep(0.2)
+    return p
 
 
 def has_uclient(ucode):
@@ -80,7 +87,6 @@ def failures(ucode, ca, res):
         return t[0].get("error"), t[0].get("message", "")
 
     srv = httpsd(ca)
-    time.sleep(1)
     try:
         r = guided(ucode, ["--ca-file", TLS_DIR + "/other-ca.pem"], urls=False)
         res["fail_wrong_ca_code"], msg = first(r)
@@ -92,7 +98,6 @@ def failures(ucode, ca, res):
     res["fail_down_code"], msg = first(r)
     res["fail_down_named"] = int(("Cloudflare speed test: no connection to %s" % ENDPOINT_HOST) in msg)
     srv = httpsd(ca, "--status", "403")
-    time.sleep(1)
     try:
         r = guided(ucode, urls=False)
         res["fail_403_code"], msg = first(r)
