@@ -136,7 +136,7 @@ async function main() {
 
 		/* ---- the test settings: LuCI's form on uci reterm.monitor ---- */
 		const DL_FIELD = '[id="cbid.reterm.monitor.download_url"]';
-		await page.locator(DL_FIELD).fill('https://speed.example.net/10G');
+		await page.locator(DL_FIELD).fill('https://192.0.2.10/10G');
 		await page.locator(DL_FIELD).blur();
 		await page.click('.reterm-ov-start');
 		const bad = await page.evaluate(sel => {
@@ -145,8 +145,9 @@ async function main() {
 				border: getComputedStyle(f).borderTopColor, msg: document.querySelector('.reterm-ov-test-msg').textContent,
 				started: window.__env.rpc.calls.filter(c => c.method === 'test_start').length };
 		}, DL_FIELD);
-		check('form: an https:// URL is marked invalid with LuCI\'s tooltip, Start refuses it and sends nothing', bad.invalid &&
-			/^Use http:\/\//.test(bad.tip) && bad.border === 'rgb(220, 38, 38)' && /^Download URL: Use http:\/\//.test(bad.msg) && bad.started === 0, bad);
+		check('form: an https:// URL with an address is marked invalid with LuCI\'s tooltip, Start refuses it and sends nothing', bad.invalid &&
+			/^An https:\/\/ URL needs a host name/.test(bad.tip) && bad.border === 'rgb(220, 38, 38)' &&
+			/^Download URL: An https:\/\/ URL needs a host name/.test(bad.msg) && bad.started === 0, bad);
 		await page.locator('.reterm-ov-test').screenshot({ path: join(OUT, 'overview-invalid.png') });
 
 		await page.locator(DL_FIELD).fill('http://192.0.2.10/bytes/1000000000');

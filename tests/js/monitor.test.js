@@ -26,11 +26,13 @@ const GOOD_URLS = [
 	'http://10.0.0.2',
 	'http://a-b.c9/~user/f_1.bin',
 	'http://host:65535/p,q:r@s+t%20',
-	'http://' + 'a'.repeat(63) + '.example/'
+	'http://' + 'a'.repeat(63) + '.example/',
+	'https://speed.cloudflare.com/__down?bytes=25000000',
+	'https://speed.example.net:8443/up'
 ];
 
 const BAD_URLS = [
-	'', 'https://192.0.2.10/', 'ftp://192.0.2.10/', 'http://', 'http:///x', '192.0.2.10/file',
+	'', 'https://192.0.2.10/', 'https://[2001:db8::1]/', 'https://', 'ftp://192.0.2.10/', 'http://', 'http:///x', '192.0.2.10/file',
 	'http://192.0.2.10/$(reboot)', 'http://192.0.2.10/a;b', 'http://192.0.2.10/a b', 'http://192.0.2.10/`id`',
 	"http://192.0.2.10/'x'", 'http://192.0.2.10/a#frag', 'http://192.0.2.10/\nx', 'http://192.0.2.10:0/',
 	'http://192.0.2.10:65536/', 'http://192.0.2.10:08/', 'http://256.1.1.1/', 'http://1.2.3/', 'http://01.2.3.4/',
@@ -51,15 +53,17 @@ describe('validateUrl', () => {
 	});
 
 	it('says what is wrong: empty, https, other', () => {
-		expect(monitor.validateUrl('  ')).toMatch(/Enter the URL of a plain-HTTP test server/);
-		expect(monitor.validateUrl('https://x/')).toMatch(/no TLS/);
-		expect(monitor.validateUrl('http://x/$(id)')).toMatch(/Expecting an http:\/\/ URL/);
+		expect(monitor.validateUrl('  ')).toMatch(/Enter the URL of a test server/);
+		expect(monitor.validateUrl('https://x/')).toBeNull();
+		expect(monitor.validateUrl('https://192.0.2.10/')).toMatch(/needs a host name, not an IP address/);
+		expect(monitor.validateUrl('http://x/$(id)')).toMatch(/Expecting an http:\/\/ or https:\/\/ URL/);
 		expect(monitor.validateUrl(null)).toMatch(/Enter/);
 	});
 
 	it('parses like retermd: host lower-cased, default port 80, path /', () => {
 		expect(monitor.parseUrl('http://Speed.Example.NET:8080/x?a=1')).toEqual({ url: 'http://Speed.Example.NET:8080/x?a=1',
-			host: 'speed.example.net', port: 8080, path: '/x?a=1', family: null });
+			scheme: 'http', host: 'speed.example.net', port: 8080, path: '/x?a=1', family: null });
+		expect(monitor.parseUrl('https://speed.example.net/x')).toMatchObject({ scheme: 'https', port: 443, family: null });
 		expect(monitor.parseUrl('http://10.0.0.2')).toMatchObject({ host: '10.0.0.2', port: 80, path: '/', family: 4 });
 		expect(monitor.parseUrl('http://[2001:db8::1]/dl')).toMatchObject({ host: '2001:db8::1', family: 6 });
 	});
@@ -67,10 +71,10 @@ describe('validateUrl', () => {
 	/* the same verdicts as the daemon's own check, when ucode is here */
 	const UCODE = ['/usr/local/bin/ucode', '/usr/bin/ucode'].find(existsSync);
 
-	it.skipIf(!UCODE)('agrees with monitor/args.uc http_url on every vector', () => {
+	it.skipIf(!UCODE)('agrees with monitor/args.uc test_url on every vector', () => {
 		const vectors = GOOD_URLS.concat(BAD_URLS.filter(u => !u.includes('\n')));
-		const code = 'import { http_url } from "reterm.monitor.args"; ' +
-			'print(sprintf("%J", map(json(ARGV[0]), (s) => http_url(s) != null)));';
+		const code = 'import { test_url } from "reterm.monitor.args"; ' +
+			'print(sprintf("%J", map(json(ARGV[0]), (s) => test_url(s) != null)));';
 		const r = spawnSync(UCODE, ['-L', join(REPO_ROOT, 'root/usr/share/ucode'), '-e', code, '--', JSON.stringify(vectors)],
 			{ encoding: 'utf8' });
 		expect(r.status, r.stderr).toBe(0);

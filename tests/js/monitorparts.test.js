@@ -11,9 +11,10 @@ beforeAll(async () => {
 });
 
 describe('httpurl', () => {
-	it('parses http URLs as retermd does', () => {
+	it('parses http and https URLs as retermd does', () => {
 		expect(url.parse('http://[2001:db8::1]:8080/x')).toMatchObject({ host: '2001:db8::1', port: 8080, path: '/x', family: 6 });
-		expect(url.parse('https://example.net/')).toBeNull();
+		expect(url.parse('https://example.net/')).toMatchObject({ scheme: 'https', host: 'example.net', port: 443 });
+		expect(url.parse('https://192.0.2.1/')).toBeNull();
 		expect(url.parse('http://256.1.1.1/')).toBeNull();
 	});
 });

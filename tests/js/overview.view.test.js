@@ -243,9 +243,9 @@ describe('guided test', () => {
 	});
 
 	it.each([
-		['an https:// URL', 'download_url', 'https://speed.example.net/10G', /Download URL: Use http:\/\/, not https:\/\//],
-		['an empty URL', 'upload_url', '', /Upload URL: Enter the URL/],
-		['shell characters', 'download_url', 'http://192.0.2.10/$(reboot)', /Download URL: Expecting an http:\/\/ URL/],
+		['an https:// URL with an address', 'download_url', 'https://192.0.2.10/10G', /Download URL: An https:\/\/ URL needs a host name/],
+		['one URL without the other', 'upload_url', '', /Upload URL: give both URLs, or neither for the built-in endpoints/],
+		['shell characters', 'download_url', 'http://192.0.2.10/$(reboot)', /Download URL: Expecting an http:\/\/ or https:\/\/ URL/],
 		['a URL with a space', 'upload_url', 'http://192.0.2.10/a b', /Upload URL: Expecting/],
 		['17 streams', 'streams', '17', /Streams: Expecting a whole number from 1 to 16/]
 	])('refuses %s: stages nothing, starts nothing, says why', async (name, id, value, message) => {
@@ -270,9 +270,9 @@ describe('guided test', () => {
 		expect(p.h.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({
 			download_url: 'http://speed.example.net/big', upload_url: 'http://speed.example.net/up', streams: 8 });
 		expect(p.h.uci.stagedChanges().reterm).toEqual([
+			['set', 'monitor', 'streams', '8'],
 			['set', 'monitor', 'download_url', 'http://speed.example.net/big'],
-			['set', 'monitor', 'upload_url', 'http://speed.example.net/up'],
-			['set', 'monitor', 'streams', '8']]);
+			['set', 'monitor', 'upload_url', 'http://speed.example.net/up']]);
 		expect(p.text('.reterm-ov-test-msg')).toBe("The router refused the test settings: argument 'download_url' must be an http:// URL");
 		expect(p.q('.reterm-ov-start').disabled).toBe(false);
 	});
@@ -357,15 +357,16 @@ describe('guided test', () => {
 });
 
 describe('test settings form', () => {
-	it('is LuCI\'s form on uci reterm.monitor: three fields with their descriptions', async () => {
+	it('is LuCI\'s form on uci reterm.monitor: streams, and under Advanced the endpoint and custom URLs', async () => {
 		const p = await page({ monitor: { download_url: DL, upload_url: UL, streams: '8' } });
 		const d = p.h.form.describe(p.h.form.maps[0]);
 		expect(d.config).toBe('reterm');
 		expect(d.sections).toMatchObject([{ kind: 'NamedSection', type: 'monitor', section: 'monitor' }]);
 		expect(d.sections[0].options.map(o => [o.name, o.kind, o.placeholder, o.hasValidate])).toEqual([
-			['download_url', 'Value', 'http://192.0.2.10/bytes/1000000000', true],
-			['upload_url', 'Value', 'http://192.0.2.10/upload', true],
-			['streams', 'Value', '4', true]]);
+			['streams', 'Value', '4', true],
+			['endpoint', 'ListValue', null, false],
+			['download_url', 'Value', 'https://speed.example.net/bytes/1000000000', true],
+			['upload_url', 'Value', 'https://speed.example.net/upload', true]]);
 		expect(field(p, 'streams').value).toBe('8');
 		/* inside the test section, before Start */
 		expect(p.q('.reterm-ov-test .cbi-map')).not.toBeNull();
@@ -377,8 +378,8 @@ describe('test settings form', () => {
 		setField(p, 'streams', '');
 		await p.q('.cbi-page-actions .cbi-button-apply').click();
 		expect(p.h.uci.stagedChanges()).toEqual({ reterm: [
-			['set', 'monitor', 'download_url', 'http://speed.example.net/big'],
-			['remove', 'monitor', 'streams']] });
+			['remove', 'monitor', 'streams'],
+			['set', 'monitor', 'download_url', 'http://speed.example.net/big']] });
 		expect(p.h.ui.applied).toEqual([{ checked: true }]);
 	});
 
@@ -387,14 +388,15 @@ describe('test settings form', () => {
 		setField(p, 'upload_url', 'http://192.0.2.10/a b');
 		field(p, 'upload_url').dispatchEvent({ type: 'blur' });
 		expect(field(p, 'upload_url').classList.contains('cbi-input-invalid')).toBe(true);
-		expect(field(p, 'upload_url').getAttribute('data-tooltip')).toMatch(/^Expecting an http:\/\/ URL/);
+		expect(field(p, 'upload_url').getAttribute('data-tooltip')).toMatch(/^Expecting an http:\/\/ or https:\/\/ URL/);
 		setField(p, 'streams', '99');
 		field(p, 'streams').dispatchEvent({ type: 'keyup' });
 		expect(field(p, 'streams').getAttribute('data-tooltip')).toBe('Expecting a whole number from 1 to 16.');
 
 		const [save] = await p.q('.cbi-page-actions .cbi-button-save').click();
 		expect(save.status).toBe('rejected');
-		expect(save.reason.message).toMatch(/^Option "Upload URL" contains an invalid input value\. Expecting an http:\/\/ URL/);
+		/* the first invalid field in form order: Streams, then the Advanced tab's URL */
+		expect(save.reason.message).toMatch(/^Option "Streams" contains an invalid input value\. Expecting a whole number from 1 to 16/);
 		expect(p.h.ui.modals.at(-1).title).toBe('Save error');
 		expect(p.h.uci.stagedChanges()).toEqual({});
 

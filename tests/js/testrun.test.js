@@ -80,12 +80,37 @@ describe('start', () => {
 		expect((await run.start({ download_url: DL, upload_url: UL, pause_shaping: true })).paused).toEqual(['eth1']);
 	});
 
+	it('no URL: the built-in endpoints (an endpoint to try first is passed on); URLs: no endpoint', async () => {
+		h.rpc.handle('reterm', 'test_start', () => ({ ...fx.test.start, endpoint: { id: 'cloudflare', name: 'Cloudflare speed test' }, tried: [] }));
+		await run.start({});
+		await run.start(null);
+		await run.start({ endpoint: 'tele2', download_url: ' ', upload_url: '' });
+		await run.start({ endpoint: 'tele2', download_url: 'https://speed.example.net/dl', upload_url: UL });
+		expect(h.rpc.callsTo('reterm', 'test_start').map(c => c.params)).toEqual([
+			{ streams: 4 }, { streams: 4 }, { endpoint: 'tele2', streams: 4 },
+			{ download_url: 'https://speed.example.net/dl', upload_url: UL, streams: 4 }]);
+	});
+
+	it('says which endpoint the test runs against, and which failed first', () => {
+		expect(run.startedText({ endpoint: { id: 'tele2', name: 'Tele2' }, tried: [ { endpoint: 'cloudflare', message: 'Cloudflare: refused (HTTP 403)' } ] }))
+			.toBe('Testing against Tele2. Not used: Cloudflare: refused (HTTP 403)');
+		expect(run.startedText({ endpoint: null })).toBeNull();
+	});
+
+	it.each([ 'dns_failed', 'unreachable', 'tls_failed', 'throttled', 'no_endpoint' ])('gives %s the router\'s reason and the way forward', async (code) => {
+		h.rpc.handle('reterm', 'test_start', () => ({ error: code, message: 'Cloudflare speed test: it failed' }));
+		const e = await run.start({});
+		expect(e.error).toBe(code);
+		expect(e.text).toBe('The test could not start: Cloudflare speed test: it failed. Retry, or choose another endpoint or your own test server under "Advanced".');
+	});
+
 	it.each([
-		[{ download_url: 'https://x.example/big', upload_url: UL }, 'download_url', /^Download URL: Use http:\/\//],
-		[{ download_url: DL, upload_url: '' }, 'upload_url', /^Upload URL: Enter the URL/],
-		[{ download_url: DL, upload_url: 'http://192.0.2.10/$(reboot)' }, 'upload_url', /^Upload URL: Expecting an http:\/\/ URL/],
+		[{ download_url: 'https://192.0.2.10/big', upload_url: UL }, 'download_url', /^Download URL: An https:\/\/ URL needs a host name/],
+		[{ download_url: DL, upload_url: '' }, 'upload_url', /^Upload URL: give both URLs, or neither/],
+		[{ download_url: '', upload_url: UL }, 'download_url', /^Download URL: give both URLs, or neither/],
+		[{ download_url: DL, upload_url: 'http://192.0.2.10/$(reboot)' }, 'upload_url', /^Upload URL: Expecting an http:\/\/ or https:\/\/ URL/],
 		[{ download_url: DL, upload_url: UL, streams: 17 }, 'streams', /^Streams: Expecting a whole number from 1 to 16/],
-		[null, 'download_url', /^Download URL: /]
+		[{ endpoint: 'Bad;id' }, 'endpoint', /^Endpoint: not an endpoint of the router/]
 	])('refuses %j without calling the router', async (args, field, text) => {
 		const e = await run.start(args);
 		expect(e).toMatchObject({ error: 'invalid_argument', field });

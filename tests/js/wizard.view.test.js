@@ -224,6 +224,32 @@ describe('the whole flow', () => {
 	});
 });
 
+describe('no server of your own (issue 14)', () => {
+	it('nothing set: one click measures against the router\'s endpoints, the URLs wait under Advanced', async () => {
+		const h = setup({ reterm: { monitor: { '.type': 'monitor' } } });
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		const adv = p.$('details.reterm-wizard-urls');
+		expect(adv).not.toBeNull();
+		expect(adv.hasAttribute('open')).toBe(false);
+		h.replies.push({ state: 'done', result: BEFORE });
+		await p.$('.reterm-wizard-start').click();
+		expect(h.rpc.callsTo('reterm', 'test_start').map(c => c.params)).toEqual([{ streams: 4, pause_shaping: true }]);
+	});
+
+	it('the Overview\'s endpoint choice is passed on; URLs set: Advanced is open', async () => {
+		let h = setup({ reterm: { monitor: { '.type': 'monitor', endpoint: 'tele2' } } });
+		let p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await p.$('.reterm-wizard-start').click();
+		expect(h.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({ endpoint: 'tele2', streams: 4, pause_shaping: true });
+		h = setup();
+		p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		expect(p.$('details.reterm-wizard-urls').hasAttribute('open')).toBe(true);
+	});
+});
+
 describe('failures', () => {
 	it('retermd not running: says so, retry works once it runs', async () => {
 		const h = setup({ monitorDown: true });

@@ -3,12 +3,14 @@
 
 /*
  * The test server URL as retermd accepts it (the grammar of
- * /usr/share/ucode/reterm/monitor/args.uc http_url): http:// only, a
- * host (IPv4, [IPv6] or a host name), an optional port and a path of
+ * /usr/share/ucode/reterm/monitor/args.uc test_url): http:// or
+ * https://, a host (IPv4, [IPv6] or a host name; https:// only with a
+ * host name, the certificate names it), an optional port and a path of
  * safe characters. Pure, no DOM. Use as: 'require reterm.httpurl as httpurl';
  *
- *   httpurl.parse('http://[2001:db8::1]:8080/x') → {host, port: 8080, path: '/x', family: 6, url}
- *   httpurl.parse('https://x/')                 → null
+ *   httpurl.parse('http://[2001:db8::1]:8080/x') → {scheme: 'http', host, port: 8080, path: '/x', family: 6, url}
+ *   httpurl.parse('https://speed.example.net/') → {scheme: 'https', port: 443, family: null, …}
+ *   httpurl.parse('https://192.0.2.1/')          → null
  */
 
 const MAX_URL = 256;
@@ -60,15 +62,15 @@ function hostname(s) {
 	return s.split('.').every((l) => /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(l));
 }
 
-const URL_RE = /^http:\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?(\/[A-Za-z0-9._~\/?=&%+,:@-]*)?$/;
+const URL_RE = /^(https?):\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?(\/[A-Za-z0-9._~\/?=&%+,:@-]*)?$/;
 
 /**
- * Parse a test URL as retermd does (monitor/args.uc http_url): http://
- * only, host (IPv4, [IPv6] or a hostname), optional port 1-65535, a path
- * of safe characters; printable ASCII without spaces, at most 256
- * characters.
+ * Parse a test URL as retermd does (monitor/args.uc test_url): http:// or
+ * https://, host (IPv4, [IPv6] or a hostname; a hostname for https://),
+ * optional port 1-65535, a path of safe characters; printable ASCII
+ * without spaces, at most 256 characters.
  * @param {string} s
- * @returns {{url, host, port, path, family}|null} family 4, 6 or null (a name)
+ * @returns {{url, scheme, host, port, path, family}|null} family 4, 6 or null (a name)
  */
 function parse(s) {
 	if (typeof s !== 'string' || s.length < 1 || s.length > MAX_URL || !/^[\x21-\x7e]+$/.test(s))
@@ -79,7 +81,8 @@ function parse(s) {
 	if (!m)
 		return null;
 
-	let host = m[1], family = null, port = 80;
+	const scheme = m[1];
+	let host = m[2], family = null, port = (scheme === 'https') ? 443 : 80;
 
 	if (host.charAt(0) === '[') {
 		host = host.slice(1, -1);
@@ -102,8 +105,11 @@ function parse(s) {
 		return null;
 	}
 
-	if (m[2] != null) {
-		const p = m[2].slice(1);
+	if (scheme === 'https' && family !== null)
+		return null;
+
+	if (m[3] != null) {
+		const p = m[3].slice(1);
 
 		if (!/^[1-9][0-9]*$/.test(p) || +p > 65535)
 			return null;
@@ -111,7 +117,7 @@ function parse(s) {
 		port = +p;
 	}
 
-	return { url: s, host, port, path: m[3] || '/', family };
+	return { url: s, scheme, host, port, path: m[4] || '/', family };
 }
 
 return baseclass.extend({

@@ -91,15 +91,15 @@ return baseclass.extend({
 	 */
 	validateUrl(s) {
 		if (s == null || String(s).trim() === '')
-			return _('Enter the URL of a plain-HTTP test server.');
+			return _('Enter the URL of a test server.');
 
 		s = String(s);
 
-		if (/^https:\/\//i.test(s))
-			return _('Use http://, not https://: the router\'s test client has no TLS (the test data is junk anyway).');
+		if (/^https:\/\/(\[|[0-9.]+[:\/]|[0-9.]+$)/i.test(s))
+			return _('An https:// URL needs a host name, not an IP address: the certificate is checked against the name.');
 
 		if (httpurl.parse(s) === null)
-			return _('Expecting an http:// URL: a host name or IP address ([…] for IPv6), an optional port and a path of letters, digits and - . _ ~ / ? = & %% + , : @ (at most 256 characters, no spaces).');
+			return _('Expecting an http:// or https:// URL: a host name or IP address ([…] for IPv6), an optional port and a path of letters, digits and - . _ ~ / ? = & % + , : @ (at most 256 characters, no spaces).');
 
 		return null;
 	},

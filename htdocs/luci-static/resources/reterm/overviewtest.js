@@ -12,7 +12,7 @@
  *
  *   const t = overviewtest.create({
  *       form,          // node: the test settings (the view's form.Map)
- *       settings(),    // → {download_url, upload_url, streams} as typed
+ *       settings(),    // → {endpoint, download_url, upload_url, streams} as typed
  *       stage(),       // → Promise: keep the settings (staged in uci);
  *                      //   rejects with an Error when they cannot be kept
  *       status,        // the test_status reply of the page load
@@ -153,6 +153,7 @@ const TestPanel = baseclass.extend({
 			error: 'not_saved', text: _('The test settings could not be saved: %s').format(e.message)
 		})).then((reply) => {
 			if (!reply.error) {
+				this.message(testrun.startedText(reply) ? 'info' : null, testrun.startedText(reply));
 				this.follow(testrun.snapshot({ state: 'running', total: reply.total, elapsed: 0, progress: 0,
 					phase: 'idle', phase_index: 0 }));
 				return;

@@ -17,7 +17,10 @@
  *   object or an error object
  *     { error: code, text, message, wait_s?, status? }
  *   code     'busy', 'too_soon', 'target_refused', 'not_running',
- *            'internal', 'invalid_argument', 'pause_failed', any other
+ *            'internal', 'invalid_argument', 'pause_failed', the
+ *            endpoint failures 'dns_failed', 'unreachable', 'tls_failed',
+ *            'throttled', 'no_endpoint' (the message names the endpoint
+ *            and the reason; the text adds the way forward), any other
  *            code retermd sends (e.g. 'not_found'); from this side:
  *            'ubus' (a numeric ubus status, in `status`), 'rpc' (no
  *            answer: the request failed) and 'invalid' (not an object)
@@ -32,12 +35,18 @@
  * The test
  *   check(args)             → null when start() would send args, else an
  *       'invalid_argument' error with `field` and the reason as its text
- *   start({download_url, upload_url, streams, pause_shaping})
+ *   start({endpoint, download_url, upload_url, streams, pause_shaping})
  *       check()s the arguments (an invalid one: that error, and nothing
  *       is sent), then test_start →
- *       reply {id, total, paused: [iface…]} | error. pause_shaping: the
- *       router stops sqm for the test and restarts it after.
+ *       reply {id, total, endpoint, tried, paused: [iface…]} | error.
+ *       No URLs: the router's built-in endpoints (endpoint: the one to
+ *       try first, '' for the default order); URLs: both. pause_shaping:
+ *       the router stops sqm for the test and restarts it after.
  *   status()                → test_status reply | error
+ *   endpoints()             → Promise of the router's built-in endpoints
+ *       [{id, name}] (monitor_status), [] when there are none
+ *   startedText(reply)      → "Testing against …" (and the endpoints that
+ *       failed first) for a test_start reply, or null (custom URLs)
  *   stop()                  → test_stop reply | error
  *   snapshot(reply)         → what a view shows of a status reply:
  *       {state, running, fraction, percent, phase, phaseIndex, label,
@@ -61,8 +70,13 @@
  */
 
 const callStart = rpc.declare({ object: 'reterm', method: 'test_start',
-	params: [ 'download_url', 'upload_url', 'streams', 'pause_shaping' ] });
+	params: [ 'endpoint', 'download_url', 'upload_url', 'streams', 'pause_shaping' ] });
+
+/* what test_start's endpoint failures mean for the user: the router's
+ * message names the endpoint and the reason; this is the way forward */
+const ENDPOINT_ERRORS = [ 'dns_failed', 'unreachable', 'tls_failed', 'throttled', 'no_endpoint' ];
 const callStatus = rpc.declare({ object: 'reterm', method: 'test_status' });
+const callMonitorStatus = rpc.declare({ object: 'reterm', method: 'monitor_status' });
 const callStop = rpc.declare({ object: 'reterm', method: 'test_stop' });
 
 const isObject = (v) => v !== null && typeof v === 'object';
@@ -82,6 +96,9 @@ function errorText(err) {
 	case 'invalid':
 		return _('The router sent an answer that is not understood.');
 	}
+
+	if (ENDPOINT_ERRORS.indexOf(err.error) >= 0)
+		return _('The test could not start: %s. Retry, or choose another endpoint or your own test server under "Advanced".').format(err.message || err.error);
 
 	return monitor.startError({ error: err.error, message: err.message, wait_s: err.wait_s, code: err.status });
 }
@@ -129,25 +146,40 @@ function note(level, content) {
 	return E('div', { 'class': 'alert-message ' + level }, Array.isArray(content) ? content : [ content ]);
 }
 
-/* the arguments of test_start checked here, so nothing bad is sent */
+/* the arguments of test_start checked here, so nothing bad is sent.
+ * No URL: the router's built-in endpoints (endpoint: the one to try
+ * first); URLs: both, and then no endpoint */
 function checkStart(a) {
 	const args = isObject(a) ? a : {},
-	    dl = String(args.download_url == null ? '' : args.download_url).trim(),
-	    ul = String(args.upload_url == null ? '' : args.upload_url).trim(),
+	    text = (v) => String(v == null ? '' : v).trim(),
+	    dl = text(args.download_url), ul = text(args.upload_url), ep = text(args.endpoint),
 	    n = (args.streams == null || args.streams === '') ? String(monitor.DEFAULT_STREAMS) : String(args.streams).trim(),
 	    bad = (field, label, why) => ({ field: field, message: label.format(why) });
 	let why;
 
-	if ((why = monitor.validateUrl(dl)) != null)
-		return bad('download_url', _('Download URL: %s'), why);
+	if (dl !== '' || ul !== '') {
+		if ((why = monitor.validateUrl(dl)) != null)
+			return bad('download_url', _('Download URL: %s'), dl === '' ? _('give both URLs, or neither for the built-in endpoints') : why);
 
-	if ((why = monitor.validateUrl(ul)) != null)
-		return bad('upload_url', _('Upload URL: %s'), why);
+		if ((why = monitor.validateUrl(ul)) != null)
+			return bad('upload_url', _('Upload URL: %s'), ul === '' ? _('give both URLs, or neither for the built-in endpoints') : why);
+	}
+	else if (ep !== '' && !/^[a-z0-9-]{1,32}$/.test(ep))
+		return bad('endpoint', _('Endpoint: %s'), _('not an endpoint of the router'));
 
 	if ((why = monitor.validateStreams(n)) != null)
 		return bad('streams', _('Streams: %s'), why);
 
-	return { download_url: dl, upload_url: ul, streams: +n, pause_shaping: args.pause_shaping === true ? true : undefined };
+	const out = { streams: +n, pause_shaping: args.pause_shaping === true ? true : undefined };
+
+	if (dl !== '') {
+		out.download_url = dl;
+		out.upload_url = ul;
+	}
+	else if (ep !== '')
+		out.endpoint = ep;
+
+	return out;
 }
 
 /* refused here: the text is the reason itself */
@@ -300,11 +332,30 @@ return baseclass.extend({
 		if (a.field)
 			return Promise.resolve(refusal(a));
 
-		return settle(callStart(a.download_url, a.upload_url, a.streams, a.pause_shaping));
+		return settle(callStart(a.endpoint, a.download_url, a.upload_url, a.streams, a.pause_shaping));
 	},
 
 	status() {
 		return settle(callStatus());
+	},
+
+	/* the router's built-in test endpoints [{id, name}], in the order it
+	 * tries them; [] when it has none or does not answer */
+	endpoints() {
+		return settle(callMonitorStatus()).then((r) => (isObject(r) && Array.isArray(r.endpoints) ? r.endpoints : [])
+			.filter((e) => isObject(e) && /^[a-z0-9-]{1,32}$/.test(e.id))
+			.map((e) => ({ id: e.id, name: String(e.name || e.id) })));
+	},
+
+	/* what a started test says about its server: "Testing against …" */
+	startedText(reply) {
+		if (!isObject(reply) || !isObject(reply.endpoint))
+			return null;
+
+		const failed = Array.isArray(reply.tried) ? reply.tried.filter(isObject) : [];
+		const text = _('Testing against %s.').format(String(reply.endpoint.name || reply.endpoint.id));
+
+		return failed.length ? text + ' ' + _('Not used: %s').format(failed.map((t) => String(t.message || t.endpoint)).join('; ')) : text;
 	},
 
 	stop() {

@@ -1,7 +1,6 @@
 'use strict';
 'require baseclass';
 'require dom';
-'require ui';
 'require poll';
 'require reterm.wizardsteps as steps';
 'require reterm.wizardpause as pause';
@@ -107,15 +106,17 @@ const Run = baseclass.extend({
 			h.record({ type: 'urls', download: dl.value, upload: ul.value });
 		};
 
-		const url = (id, value) => E('input', { 'type': 'text', 'class': 'cbi-input-text', 'id': id, 'value': value, 'placeholder': 'http://…', 'input': typing }),
+		const url = (id, value) => E('input', { 'type': 'text', 'class': 'cbi-input-text', 'id': id, 'value': value, 'placeholder': 'https://…', 'input': typing }),
 		      dl = url('reterm-wizard-dl', c.downloadUrl), ul = url('reterm-wizard-ul', c.uploadUrl),
 		      typed = h.state.urls || {}, parts = [];
 
-		if (!c.downloadUrl || !c.uploadUrl || typed.download || typed.upload)
-			parts.push(E('div', { 'class': 'reterm-wizard-urls' }, [
-				E('p', {}, [ _('The test needs a large file to download and an address that accepts uploads (set them once on the Overview page).') ]),
-				E('label', {}, [ _('Download URL'), ' ', dl ]), E('br'), E('label', {}, [ _('Upload URL'), ' ', ul ])
-			]));
+		/* no URL needed: the router's public endpoints; a server of one's
+		 * own under "Advanced", open when URLs are set */
+		parts.push(E('details', { 'class': 'reterm-wizard-urls', 'open': (c.downloadUrl || c.uploadUrl || typed.download || typed.upload) ? '' : null }, [
+			E('summary', {}, [ _('Advanced') ]),
+			E('p', {}, [ _('The test runs against a public speed-test endpoint (the one chosen on the Overview page, else the first that works). To use a test server of your own instead, give both URLs.') ]),
+			E('label', {}, [ _('Download URL'), ' ', dl ]), E('br'), E('label', {}, [ _('Upload URL'), ' ', ul ])
+		]));
 
 		if (result)
 			parts.push(panels.result(result));
@@ -161,15 +162,11 @@ const Run = baseclass.extend({
 	start(kind, asIs) {
 		const h = this.host, c = h.ctx, pauseIt = (kind === 'before' && !asIs);
 
-		if (!c.downloadUrl || !c.uploadUrl) {
-			ui.addNotification(null, E('p', {}, [ _('Enter the download and upload URL first.') ]), 'warning');
-			return Promise.resolve();
-		}
-
 		this.stopCountdown();
 		h.fail(null);
 
-		return testrun.start({ download_url: c.downloadUrl, upload_url: c.uploadUrl, streams: c.streams, pause_shaping: pauseIt || undefined }).then((r) => {
+		return testrun.start({ endpoint: c.endpoint, download_url: c.downloadUrl, upload_url: c.uploadUrl, streams: c.streams,
+			pause_shaping: pauseIt || undefined }).then((r) => {
 			const wait = steps.waitSeconds(r);
 
 			/* retermd keeps a gap between tests: wait for it, then start */

@@ -17,8 +17,10 @@
  * result (reterm.overviewtest, through reterm.testrun) and the
  * before/after comparison of stored results (reterm.overviewcompare).
  * This view loads what they start from, draws the test settings (uci
- * reterm.monitor: test URLs and streams) as a LuCI form, links
- * overview.css, and polls only while the page is visible.
+ * reterm.monitor: streams; under "Advanced" the endpoint to try first
+ * and custom test URLs) as a LuCI form, links overview.css, and polls
+ * only while the page is visible. With nothing set the router uses its
+ * built-in public endpoints: "Start test" needs nothing typed.
  *
  * The settings are saved with LuCI's Save / Save & Apply; starting a
  * test stages them too, so the router keeps what was last tested.
@@ -35,30 +37,39 @@ return view.extend({
 			L.resolveDefault(uci.load('sqm'), null),
 			overviewlive.first(),
 			testrun.status(),
-			overviewcompare.list()
+			overviewcompare.list(),
+			testrun.endpoints()
 		]).then((data) => overviewcompare.newest(data[3], data[4]).then((newest) => data.concat([ newest ])));
 	},
 
 	/* the test settings: uci reterm.monitor through LuCI's form */
-	settingsForm() {
+	settingsForm(endpoints) {
 		const m = new form.Map('reterm'),
 		    s = m.section(form.NamedSection, 'monitor', 'monitor');
 		let o;
 
-		o = s.option(form.Value, 'download_url', _('Download URL'),
-			_('A large file the router downloads (HTTP GET); fetched again whenever it ends.'));
-		o.placeholder = 'http://192.0.2.10/bytes/1000000000';
-		o.validate = validUrl;
+		s.tab('test', _('Test'), _('The test runs against a public speed-test endpoint: no server of your own is needed.'));
+		s.tab('advanced', _('Advanced'));
 
-		o = s.option(form.Value, 'upload_url', _('Upload URL'),
-			_('An address that accepts a large HTTP POST and discards it.'));
-		o.placeholder = 'http://192.0.2.10/upload';
-		o.validate = validUrl;
-
-		o = s.option(form.Value, 'streams', _('Streams'),
+		o = s.taboption('test', form.Value, 'streams', _('Streams'),
 			_('Parallel connections per direction, 1 to 16. Four fill most lines; try 8 on fast or long paths.'));
 		o.placeholder = String(monitor.DEFAULT_STREAMS);
 		o.validate = validStreams;
+
+		o = s.taboption('advanced', form.ListValue, 'endpoint', _('Endpoint'),
+			_('The public endpoint to try first; if it fails, the router tries the others in order.'));
+		o.value('', _('Automatic (the first that works)'));
+		endpoints.forEach((e) => o.value(e.id, e.name));
+
+		o = s.taboption('advanced', form.Value, 'download_url', _('Download URL'),
+			_('A test server of your own instead of the endpoints: a large file the router downloads (HTTP GET), fetched again whenever it ends. Give both URLs.'));
+		o.placeholder = 'https://speed.example.net/bytes/1000000000';
+		o.validate = validUrl;
+
+		o = s.taboption('advanced', form.Value, 'upload_url', _('Upload URL'),
+			_('An address that accepts a large HTTP POST and discards it.'));
+		o.placeholder = 'https://speed.example.net/upload';
+		o.validate = validUrl;
 
 		return m;
 	},
@@ -71,10 +82,11 @@ return view.extend({
 			return ref ? ref[0].formvalue(ref[1]) : null;
 		};
 
-		return { download_url: value('download_url'), upload_url: value('upload_url'), streams: value('streams') };
+		return { endpoint: value('endpoint'), download_url: value('download_url'), upload_url: value('upload_url'),
+			streams: value('streams') };
 	},
 
-	renderForm(uciOk) {
+	renderForm(uciOk, endpoints) {
 		if (!uciOk)
 			return Promise.resolve(null);
 
@@ -82,7 +94,7 @@ return view.extend({
 		if (!uci.get('reterm', 'monitor'))
 			uci.add('reterm', 'monitor', 'monitor');
 
-		this.map = this.settingsForm();
+		this.map = this.settingsForm(endpoints);
 
 		return this.map.render();
 	},
@@ -93,11 +105,11 @@ return view.extend({
 	},
 
 	render(data) {
-		const [ reterm, sqm, samples, status, list, newest ] = data;
+		const [ reterm, sqm, samples, status, list, endpoints, newest ] = data;
 
 		graphchart.linkStyle('reterm/overview.css');
 
-		return this.renderForm(reterm !== null).then((formNode) => {
+		return this.renderForm(reterm !== null, endpoints).then((formNode) => {
 			this.live = overviewlive.create({
 				samples: samples,
 				shaper: sqm !== null ? monitor.shaperFromSqm(uci.sections('sqm', 'queue'), uci.get('reterm', 'monitor', 'wan_device')) : null

@@ -104,7 +104,7 @@ return view.extend({
 			offload: fw.offload, offloadHw: fw.offloadHw,
 			hosts: Array.isArray(data[3]) ? data[3] : null,
 			monitor: mon, monitorUp: !mon.error,
-			downloadUrl: mcfg.download_url || '', uploadUrl: mcfg.upload_url || '',
+			downloadUrl: mcfg.download_url || '', uploadUrl: mcfg.upload_url || '', endpoint: mcfg.endpoint || '',
 			streams: +(mcfg.streams || 4) || 4,
 			profile: tcpreview.profileFromDefaults(data[5]) || '1.6',
 			servers: propose.serverRtts(data[6])
