@@ -3,41 +3,24 @@
 'require reterm.units as units';
 'require reterm.cake as cake';
 'require reterm.tcpreview as tcpreview';
+'require reterm.wandetect as wandetect';
 
 /*
- * Shaping logic shared by the Shaping view and its tests: which device is
- * the WAN, what a queue section means as a CAKE model, what saving it
- * writes, and which warnings apply. Pure: the view collects UCI sections
- * and the "reterm wan_info" reply and passes them in as plain objects.
+ * Shaping logic shared by the Shaping view and its tests: what a queue
+ * section means as a CAKE model, what saving it writes, and which
+ * warnings apply (which device is the WAN: reterm.wandetect). Pure: the
+ * view collects UCI sections and passes them in as plain objects.
  * Use as: 'require reterm.shaping as shaping';
  */
 
-var DEVICE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,14}$/;
 var MBIT_RE = /^[0-9]{1,6}(?:\.[0-9]{1,3})?$/;
 var MBIT_MAX = 100000;
-
-/* netifd names the device of a ppp-based interface "<proto>-<interface>" */
-var PPP_PROTOS = { pppoe: true, pppoa: true, pptp: true, l2tp: true, ppp: true, '3g': true };
 
 function str(v) {
 	return (v == null) ? '' : Array.isArray(v) ? v.join(' ') : String(v);
 }
 
-function list(v) {
-	if (v == null)
-		return [];
-
-	return Array.isArray(v) ? v.map(String) : String(v).trim().split(/\s+/).filter(function(x) { return x !== '' });
-}
-
-function validDevice(d) {
-	return typeof d === 'string' && DEVICE_RE.test(d);
-}
-
-function pushUnique(arr, v) {
-	if (v != null && arr.indexOf(v) < 0)
-		arr.push(v);
-}
+const validDevice = wandetect.validDevice;
 
 /*
  * What this app may store in a queue section of /etc/config/sqm.
@@ -81,122 +64,6 @@ var SCRIPT_BY_DIFFSERV = {
 
 return baseclass.extend({
 	__name__: 'reterm.shaping',
-
-	/**
-	 * The device sqm must shape for one WAN interface.
-	 * @param {{name: string, proto: string, device: string, l3device:
-	 *   string}} net ppp-based protocols (pppoe, pppoa, ...) give
-	 *   "<proto>-<name>" (e.g. pppoe-wan) even while down; others their
-	 *   layer 3 device, else their configured device
-	 * @returns {string|null}
-	 */
-	wanDevice: function(net) {
-		if (net == null || typeof net !== 'object')
-			return null;
-
-		var proto = str(net.proto), name = str(net.name),
-		    l3 = str(net.l3device), dev = str(net.device);
-
-		if (validDevice(l3))
-			return l3;
-
-		if (PPP_PROTOS[proto] && validDevice(proto + '-' + name))
-			return proto + '-' + name;
-
-		return validDevice(dev) ? dev : null;
-	},
-
-	/**
-	 * WAN devices, unique, in order.
-	 * @param {Array<Object>} nets see wanDevice()
-	 * @returns {string[]}
-	 */
-	wanDevices: function(nets) {
-		var out = [];
-
-		(Array.isArray(nets) ? nets : []).forEach(L.bind(function(n) {
-			pushUnique(out, this.wanDevice(n));
-		}, this));
-
-		return out;
-	},
-
-	/**
-	 * The reply of ubus "reterm wan_info" as the views use it (the
-	 * views never read uci network or firewall: README "Scripting
-	 * (ubus)", wan_info). Every device name is checked again; anything
-	 * malformed, or an error reply, gives empty lists.
-	 * @param {Object} reply {interfaces: [{name, proto, device, l3device,
-	 *   default_route, speed, zone}], bridges, offload, offload_hw}
-	 * @returns {{wan: Array<{name, proto, device, l3device, speed}>,
-	 *   lan: Array<{name, proto, device, l3device}>, bridges:
-	 *   Object<string, string[]>, offload: boolean, offloadHw: boolean}}
-	 *   wan: the interfaces with a default route, then those of the
-	 *   firewall zone wan; lan: those of the zone lan; offloadHw:
-	 *   hardware flow offloading is on (fw4 uses it only together with
-	 *   software offloading)
-	 */
-	wanInfo: function(reply) {
-		var r = (reply != null && typeof reply === 'object' && !Array.isArray(reply) && reply.error == null) ? reply : {},
-		    ifs = [], wan = [], bridges = {};
-
-		(Array.isArray(r.interfaces) ? r.interfaces : []).forEach(function(i) {
-			if (i == null || typeof i !== 'object' || typeof i.name !== 'string' || i.name === '')
-				return;
-
-			ifs.push({
-				name: i.name,
-				proto: (typeof i.proto === 'string') ? i.proto : '',
-				device: validDevice(i.device) ? i.device : null,
-				l3device: validDevice(i.l3device) ? i.l3device : null,
-				speed: (typeof i.speed === 'number' && isFinite(i.speed) && i.speed > 0) ? i.speed : null,
-				route: i.default_route === true,
-				zone: (i.zone === 'wan' || i.zone === 'lan') ? i.zone : null
-			});
-		});
-
-		ifs.forEach(function(i) { if (i.route) wan.push(i) });
-		ifs.forEach(function(i) { if (i.zone === 'wan' && wan.indexOf(i) < 0) wan.push(i) });
-
-		if (r.bridges != null && typeof r.bridges === 'object' && !Array.isArray(r.bridges))
-			for (var b in r.bridges)
-				if (validDevice(b) && Array.isArray(r.bridges[b]))
-					bridges[b] = r.bridges[b].filter(validDevice);
-
-		return {
-			wan: wan,
-			lan: ifs.filter(function(i) { return i.zone === 'lan' }),
-			bridges: bridges,
-			offload: r.offload === true,
-			offloadHw: r.offload === true && r.offload_hw === true
-		};
-	},
-
-	/**
-	 * Devices that belong to the LAN: the devices of the LAN networks
-	 * (wanInfo().lan), with their bridge ports.
-	 * @param {Array<{name, device, l3device}>} nets
-	 * @param {Object<string, string[]>} bridges bridge -> ports
-	 * @returns {string[]}
-	 */
-	lanDevices: function(nets, bridges) {
-		var out = [];
-
-		(Array.isArray(nets) ? nets : []).forEach(function(n) {
-			if (!n)
-				return;
-
-			[ str(n.device), str(n.l3device) ].forEach(function(d) {
-				if (!validDevice(d))
-					return;
-
-				pushUnique(out, d);
-				list((bridges || {})[d]).forEach(function(p) { if (validDevice(p)) pushUnique(out, p) });
-			});
-		});
-
-		return out;
-	},
 
 	/**
 	 * The CAKE model of a queue section. Link layer settings sqm would

@@ -1,6 +1,6 @@
 'use strict';
 'require baseclass';
-'require reterm.shaping as shaping';
+'require reterm.wandetect as wandetect';
 'require reterm.devices as devices';
 
 /*
@@ -340,7 +340,7 @@ return baseclass.extend({
 	 * @returns {Object|null}
 	 */
 	wan(nets) {
-		return (Array.isArray(nets) ? nets : []).filter((n) => shaping.wanDevice(n) !== null)[0] || null;
+		return (Array.isArray(nets) ? nets : []).filter((n) => wandetect.wanDevice(n) !== null)[0] || null;
 	},
 
 	/* ---- devices ------------------------------------------------------ */

@@ -8,6 +8,7 @@
 'require reterm.cake as cake';
 'require reterm.tcpreview as tcpreview';
 'require reterm.shaping as shaping';
+'require reterm.wandetect as wandetect';
 
 /*
  * Network → Re-termination → Shaping: CAKE through sqm-scripts.
@@ -78,7 +79,7 @@ return view.extend({
 	},
 
 	context: function(data) {
-		var net = shaping.wanInfo(data[1]),
+		var net = wandetect.wanInfo(data[1]),
 		    qdiscs = Array.isArray(data[2]) ? data[2].map(function(e) { return e.name }) : null,
 		    profile = tcpreview.profileFromDefaults(data[3]);
 
@@ -87,8 +88,8 @@ return view.extend({
 			offloadHw: net.offloadHw,
 			qdiscs: qdiscs,
 			initEnabled: (data[4] && data[4].sqm) ? !!data[4].sqm.enabled : null,
-			wanDevices: shaping.wanDevices(net.wan),
-			lanDevices: shaping.lanDevices(net.lan, net.bridges),
+			wanDevices: wandetect.wanDevices(net.wan),
+			lanDevices: wandetect.lanDevices(net.lan, net.bridges),
 			profile: profile || '1.6',
 			profileKnown: profile !== null
 		};

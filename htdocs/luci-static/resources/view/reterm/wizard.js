@@ -13,7 +13,7 @@
 'require reterm.wizardpanels as panels';
 'require reterm.wizardtest as wizardtest';
 'require reterm.testrun as testrun';
-'require reterm.shaping as shaping';
+'require reterm.wandetect as wandetect';
 'require reterm.tcpreview as tcpreview';
 
 /*
@@ -88,9 +88,9 @@ return view.extend({
 	/* ---- context -------------------------------------------------------- */
 
 	context(data) {
-		const fw = shaping.wanInfo(data[1]),
+		const fw = wandetect.wanInfo(data[1]),
 		      wan = wizard.wan(fw.wan),
-		      device = wan ? shaping.wanDevice(wan) : null,
+		      device = wan ? wandetect.wanDevice(wan) : null,
 		      queues = data[0] ? uci.sections('sqm', 'queue') : [],
 		      mon = data[4] || {},
 		      mcfg = uci.get('reterm', 'monitor') || {};
