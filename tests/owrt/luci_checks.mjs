@@ -225,25 +225,29 @@ async function showPage(name) {
 	return [ ...problems, ...(await page.locator('#view h2').count() ? [] : [ 'no heading' ]) ];
 }
 
-/* the Overview's test settings (LuCI's form on reterm.monitor): a refused
- * URL is marked, the typed settings saved with Save & Apply */
+/* the Overview's test settings (LuCI's form on reterm.monitor, streams
+ * on the first tab, endpoint and URLs under "Advanced"): a refused URL is
+ * marked, the typed settings saved with Save & Apply */
 async function overviewApply(urls) {
 	const before = uciSections('reterm'), want = { download_url: urls.download, upload_url: urls.upload, streams: '8' };
 	await open(PAGE + 'overview');
 	const field = name => page.locator(`.reterm-ov-test [data-name="${name}"] input[type=text]`);
-	const type = async (name, v) => { await field(name).fill(v); await field(name).press('Tab') };
+	const tab = name => page.locator(`.reterm-ov-test .cbi-tabmenu li[data-tab="${name === 'streams' ? 'test' : 'advanced'}"] a`);
+	const type = async (name, v) => { await tab(name).click(); await field(name).fill(v); await field(name).press('Tab') };
 	const problems = [];
-	await type('upload_url', 'https://speed.example.net/upload');
+	await type('upload_url', 'https://192.0.2.10/upload');
 	const mark = await field('upload_url').evaluate(f => ({ invalid: f.classList.contains('cbi-input-invalid'), tip: f.getAttribute('data-tooltip') }));
-	if (!mark.invalid || !/^Use http:\/\//.test(mark.tip ?? ''))
-		problems.push(`https:// upload URL not marked invalid: ${JSON.stringify(mark)}`);
+	if (!mark.invalid || !/^An https:\/\/ URL needs a host name/.test(mark.tip ?? ''))
+		problems.push(`https:// upload URL with an address not marked invalid: ${JSON.stringify(mark)}`);
 	await shot('overview-invalid');
 	for (const [ name, v ] of Object.entries(want))
 		await type(name, v);
 	problems.push(...await applied(() => page.click('.cbi-page-actions .cbi-button-apply')));
 	const shown = {};
-	for (const name of Object.keys(want))
+	for (const name of Object.keys(want)) {
+		await tab(name).click();
 		shown[name] = await field(name).inputValue();
+	}
 	await shot('overview-applied');
 	if (JSON.stringify(shown) !== JSON.stringify(want))
 		problems.push(`after the reload the page shows ${JSON.stringify(shown)}`);

@@ -31,6 +31,12 @@ const validDevice = wandetect.validDevice;
  * every value we write is one of these grammars, nothing else.
  */
 var KBIT_RE = /^(?:0|[1-9][0-9]{0,8})$/;
+
+/* a whole number as the form's numeric CAKE fields take it */
+function isInt(v) {
+	return /^-?[0-9]{1,6}$/.test(v);
+}
+
 var SQM_VALUES = {
 	enabled: function(v) { return v === '0' || v === '1' },
 	interface: validDevice,
@@ -64,6 +70,90 @@ var SCRIPT_BY_DIFFSERV = {
 
 return baseclass.extend({
 	__name__: 'reterm.shaping',
+
+	/**
+	 * What a queue section would be after saving the form's values.
+	 * @param {Object} st sectionState() of the saved section
+	 * @param {Object} saved the saved section's options
+	 * @param {function(string): ({value: string, changed: boolean,
+	 *   title: string}|null)} field a form field by key (enabled, iface,
+	 *   download, upload, rtt, rttCustom, overhead, overheadBytes, mpu,
+	 *   vlan, nat, isolation, diffserv, ackFilter, extraIngress,
+	 *   extraEgress): its value, whether it differs from the saved one,
+	 *   its title; null when inactive
+	 * @returns {{model, unknown, changed: boolean, changes: Object|null,
+	 *   values: Object, error: string|null}} changes: the options to
+	 *   write; values: the section for the preview
+	 */
+	pending: function(st, saved, field) {
+		var m = cake.clone(st.model), unk = cake.clone(st.unknown),
+		    sec = Object.assign({}, saved), error = null;
+		var fv = function(k) { var x = field(k); return x ? x.value : null; },
+		    changed = function(k) { var x = field(k); return !!(x && x.changed); },
+		    num = function(v) { return (v == null || v === '') ? null : isInt(v) ? +v : v; };
+
+		if (changed('rtt') || changed('rttCustom'))
+			m.rtt = (fv('rtt') === 'custom') ? (isInt(fv('rttCustom')) ? +fv('rttCustom') : fv('rttCustom')) : fv('rtt');
+
+		if ([ 'overhead', 'overheadBytes', 'mpu', 'vlan' ].some(changed) && fv('overhead') !== 'custom') {
+			m.overhead = (fv('overhead') == null || fv('overhead') === 'none') ? null : fv('overhead');
+			m.overheadBytes = num(fv('overheadBytes'));
+			m.mpu = num(fv('mpu'));
+			m.vlan = isInt(fv('vlan')) ? +fv('vlan') : 0;
+			delete m.overheadTokens;
+		}
+
+		if (changed('nat'))
+			m.nat = (fv('nat') === '1');
+
+		if (changed('isolation'))
+			m.isolation = fv('isolation');
+
+		if (changed('diffserv'))
+			m.diffserv = fv('diffserv');
+
+		if (changed('ackFilter'))
+			m.ackFilter = (fv('ackFilter') === '1') ? true : null;
+
+		if (changed('extraIngress'))
+			unk.ingress = cake.tokens(fv('extraIngress')) || [];
+
+		if (changed('extraEgress'))
+			unk.egress = cake.tokens(fv('extraEgress')) || [];
+
+		var isChanged = !cake.same(m, st.model) || !cake.same(unk, st.unknown);
+
+		/* CAKE's ingress mode belongs on the IFB: add it when rewriting */
+		if (isChanged && m.ingress == null)
+			m.ingress = true;
+
+		[ [ 'enabled', 'enabled' ], [ 'interface', 'iface' ] ].forEach(function(e) {
+			if (fv(e[1]) !== null)
+				sec[e[0]] = fv(e[1]);
+		});
+
+		[ 'download', 'upload' ].forEach(L.bind(function(k) {
+			var v = fv(k);
+
+			if (v === null)
+				return;
+
+			if (v !== '' && this.validateMbit(v) !== null)
+				error = error || '%s: %s'.format(field(k).title, this.validateMbit(v));
+			else
+				sec[k] = (v === '') ? '' : this.kbitText(v);
+		}, this));
+
+		var changes = isChanged ? this.changes(sec, m, unk) : {};
+
+		if (changes === null)
+			error = error || cake.validateModel(m) || cake.validateExtra('ingress', unk.ingress.join(' ')) ||
+				cake.validateExtra('egress', unk.egress.join(' ')) || _('Invalid CAKE settings');
+		else
+			Object.assign(sec, changes);
+
+		return { model: m, unknown: unk, changed: isChanged, changes: changes, values: sec, error: error };
+	},
 
 	/**
 	 * The CAKE model of a queue section. Link layer settings sqm would

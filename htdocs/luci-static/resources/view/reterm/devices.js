@@ -2,11 +2,12 @@
 'require view';
 'require form';
 'require uci';
-'require rpc';
 'require ui';
 'require dom';
 'require poll';
 'require reterm.devices as devices';
+'require reterm.deviceadd as deviceadd';
+'require reterm.devicelive as devicelive';
 
 /*
  * Network → Re-termination → Devices: which LAN devices get their TCP
@@ -34,39 +35,15 @@
  * Live numbers of re-terminated devices come from ubus "reterm
  * device_stats" every poll interval while the page is open; a router
  * without that method answers through "hosts" (rwnd-limited share only).
+ * What the router is asked: reterm.devicelive; the add-by-MAC box:
+ * reterm.deviceadd.
  */
-
-var callHosts = rpc.declare({ object: 'reterm', method: 'hosts' });
-var callStats = rpc.declare({ object: 'reterm', method: 'device_stats' });
-
-/* ubus statuses meaning "no such method (for us)": not found, denied */
-var MISSING = { 3: true, 6: true };
 
 function valid(fn) {
 	return function(sid, value) {
 		var err = fn.call(this, sid, value);
 		return (err == null) ? true : err;
 	};
-}
-
-/* what went wrong with a reterm reply that lacks `key` */
-function failure(r) {
-	if (typeof r === 'number')
-		return new Error(_('the router answered with ubus status %d (%s)').format(r, rpc.getStatusText(r)));
-
-	if (r && typeof r.message === 'string' && r.message !== '')
-		return new Error(r.message.substring(0, 200));
-
-	return new Error(_('the router sent an unexpected reply'));
-}
-
-function fetchHosts() {
-	return callHosts().then(function(r) {
-		if (r && Array.isArray(r.hosts))
-			return r.hosts;
-
-		throw failure(r);
-	});
 }
 
 /* a Map that turns the row fields into UCI changes once all parsed */
@@ -91,7 +68,7 @@ return view.extend({
 	load: function() {
 		return Promise.all([
 			uci.load('reterm'),
-			fetchHosts().then(function(hosts) {
+			devicelive.hosts().then(function(hosts) {
 				return { hosts: hosts };
 			}, function(e) {
 				return { error: e.message };
@@ -293,41 +270,13 @@ return view.extend({
 
 	/* ---- live numbers ---- */
 
-	fetchStats: function() {
-		var self = this;
-
-		if (this.statsFromHosts)
-			return callHosts().then(function(r) {
-				var st = devices.liveStats(r);
-
-				if (st === null)
-					throw failure(r);
-
-				return st;
-			});
-
-		return callStats().then(function(r) {
-			if (typeof r === 'number' && MISSING[r]) {
-				self.statsFromHosts = true;
-				return self.fetchStats();
-			}
-
-			var st = (r && Array.isArray(r.devices)) ? devices.liveStats(r) : null;
-
-			if (st === null)
-				throw failure(r);
-
-			return st;
-		});
-	},
-
 	pollLive: function() {
 		var self = this, live = (this.rows || []).filter(function(r) { return self.isLive(r) });
 
 		if (!live.length)
 			return Promise.resolve();
 
-		return this.fetchStats().then(function(st) {
+		return this.stats.fetch().then(function(st) {
 			self.liveData = st;
 			self.liveError = null;
 		}, function(e) {
@@ -378,7 +327,7 @@ return view.extend({
 	handleRetry: function() {
 		var self = this;
 
-		return fetchHosts().then(function(hosts) {
+		return devicelive.hosts().then(function(hosts) {
 			self.hosts = hosts;
 			self.hostsError = null;
 			self.dropHostsError();
@@ -391,87 +340,6 @@ return view.extend({
 			self.dropHostsError();
 			self.showHostsError();
 		});
-	},
-
-	/* ---- add by MAC ---- */
-
-	showAddError: function(msg) {
-		dom.content(this.addError, msg ? E('div', { 'class': 'alert-message danger' }, [ msg ]) : []);
-	},
-
-	handleAdd: function() {
-		var self = this,
-		    raw = this.addMac.getValue(),
-		    name = String(this.addName.getValue() || '').replace(/^[ \t]+|[ \t]+$/g, ''),
-		    mac = devices.normalizeMac(raw),
-		    err = devices.validateMac(raw);
-
-		if (!err && name !== '' && devices.validateName(name))
-			err = _('Name: %s').format(devices.validateName(name));
-
-		var r = mac ? (this.rows || []).filter(function(r) { return r.mac === mac })[0] : null;
-
-		if (!err && r)
-			err = (r.section !== null)
-				? _('%s is already in the list.').format(mac)
-				: _('%s is already in the list: switch on "Re-terminate" in its row.').format(mac);
-
-		if (!err && this.formInvalid())
-			err = _('Correct the marked fields in the list first.');
-
-		if (err) {
-			this.showAddError(err);
-			return Promise.resolve(false);
-		}
-
-		var sid = uci.add('reterm', 'device');
-
-		uci.set('reterm', sid, 'name', name || devices.deviceName({ mac: mac, name: '' }));
-		uci.set('reterm', sid, 'mac', mac);
-		uci.set('reterm', sid, 'enabled', '1');
-		uci.set('reterm', sid, 'ports', 'all');
-
-		return this.map.save(null, true).then(function() {
-			self.addMac.setValue('');
-			self.addName.setValue('');
-			self.showAddError(null);
-			self.refreshNotes();
-			return true;
-		}, function(e) {
-			uci.remove('reterm', sid);
-			self.showAddError((e && e.message) || _('The device could not be added.'));
-			return false;
-		});
-	},
-
-	renderAdd: function() {
-		this.addMac = new ui.Textfield('', { id: 'reterm-add-mac', placeholder: '02:00:00:00:3d:51' });
-		this.addName = new ui.Textfield('', { id: 'reterm-add-name', placeholder: _('optional, e.g. nintendo-3ds') });
-		this.addError = E('div', { 'id': 'reterm-add-error' });
-
-		function field(id, title, widget) {
-			return E('div', { 'class': 'cbi-value' }, [
-				E('label', { 'class': 'cbi-value-title', 'for': id }, [ title ]),
-				E('div', { 'class': 'cbi-value-field' }, [ widget ])
-			]);
-		}
-
-		return E('div', { 'class': 'cbi-section', 'id': 'reterm-add' }, [
-			E('h3', {}, [ _('Add a device by MAC address') ]),
-			E('div', { 'class': 'cbi-section-descr' }, [
-				_('For a device that is offline or missing from the list. It is added switched on for all TCP ports (change that in its row) and staged like any other change: Save & Apply puts it into effect.')
-			]),
-			field('reterm-add-mac', _('MAC address'), this.addMac.render()),
-			field('reterm-add-name', _('Name'), this.addName.render()),
-			E('div', { 'class': 'cbi-value' }, [
-				E('div', { 'class': 'cbi-value-title' }, [ ' ' ]),
-				E('div', { 'class': 'cbi-value-field' }, [
-					E('button', { 'class': 'btn cbi-button cbi-button-add', 'id': 'reterm-add-button',
-						'click': ui.createHandlerFn(this, 'handleAdd') }, [ _('Add') ]),
-					this.addError
-				])
-			])
-		]);
 	},
 
 	/* ---- page ---- */
@@ -503,6 +371,7 @@ return view.extend({
 		this.hostsError = data[1].error || null;
 		this.removed = {};
 		this.fields = f;
+		this.stats = devicelive.stats();
 		this.liveData = null;
 		this.liveError = null;
 		this.notesNode = E('div', { 'class': 'reterm-devices-notes' });
@@ -583,7 +452,14 @@ return view.extend({
 			this.showHostsError();
 
 		return m.render().then(function(node) {
-			var page = E([ self.notesNode, node, self.renderAdd() ]);
+			self.adder = deviceadd.create({
+				rows: function() { return self.rows },
+				invalid: function() { return self.formInvalid() },
+				save: function() { return self.map.save(null, true) },
+				saved: function() { self.refreshNotes() }
+			});
+
+			var page = E([ self.notesNode, node, self.adder.node ]);
 
 			self.refreshNotes();
 

@@ -38,10 +38,6 @@ function valid(fn) {
 	};
 }
 
-function isInt(v) {
-	return /^-?[0-9]{1,6}$/.test(v);
-}
-
 var callWanInfo = rpc.declare({ object: 'reterm', method: 'wan_info' });
 
 var callInitList = rpc.declare({
@@ -105,97 +101,22 @@ return view.extend({
 	},
 
 	/*
-	 * What the section would be after saving the current form values:
-	 * { model, unknown, changed, changes (options to write), values (the
-	 * section for the preview), error }.
+	 * What the section would be after saving the current form values
+	 * (reterm.shaping pending()).
 	 */
 	pending: function(sid) {
-		var f = this.fields,
-		    st = this.state(sid),
-		    m = cake.clone(st.model),
-		    unk = cake.clone(st.unknown),
-		    sec = Object.assign({}, uci.get('sqm', sid) || {}),
-		    error = null;
+		var f = this.fields;
 
-		function fv(o) {
-			if (!o.isActive(sid))
+		return shaping.pending(this.state(sid), uci.get('sqm', sid) || {}, function(key) {
+			var o = f[key];
+
+			if (!o || !o.isActive(sid))
 				return null;
 
-			var v = o.formvalue(sid);
-			return (v == null) ? null : String(v);
-		}
+			var v = o.formvalue(sid), c = o.cfgvalue(sid);
 
-		function changed(o) {
-			var v = fv(o), c = o.cfgvalue(sid);
-			return v !== null && v !== ((c == null) ? '' : String(c));
-		}
-
-		if (changed(f.rtt) || changed(f.rttCustom)) {
-			var r = fv(f.rtt), c = fv(f.rttCustom);
-			m.rtt = (r === 'custom') ? (isInt(c) ? +c : c) : r;
-		}
-
-		if ([ f.overhead, f.overheadBytes, f.mpu, f.vlan ].some(changed) && fv(f.overhead) !== 'custom') {
-			var p = fv(f.overhead), b = fv(f.overheadBytes), u = fv(f.mpu), v = fv(f.vlan);
-
-			m.overhead = (p == null || p === 'none') ? null : p;
-			m.overheadBytes = (b == null || b === '') ? null : isInt(b) ? +b : b;
-			m.mpu = (u == null || u === '') ? null : isInt(u) ? +u : u;
-			m.vlan = isInt(v) ? +v : 0;
-			delete m.overheadTokens;
-		}
-
-		if (changed(f.nat))
-			m.nat = (fv(f.nat) === '1');
-
-		if (changed(f.isolation))
-			m.isolation = fv(f.isolation);
-
-		if (changed(f.diffserv))
-			m.diffserv = fv(f.diffserv);
-
-		if (changed(f.ackFilter))
-			m.ackFilter = (fv(f.ackFilter) === '1') ? true : null;
-
-		if (changed(f.extraIngress))
-			unk.ingress = cake.tokens(fv(f.extraIngress)) || [];
-
-		if (changed(f.extraEgress))
-			unk.egress = cake.tokens(fv(f.extraEgress)) || [];
-
-		var isChanged = !cake.same(m, st.model) || !cake.same(unk, st.unknown);
-
-		/* CAKE's ingress mode belongs on the IFB: add it when rewriting */
-		if (isChanged && m.ingress == null)
-			m.ingress = true;
-
-		[ [ 'enabled', f.enabled ], [ 'interface', f.iface ] ].forEach(function(e) {
-			var v = fv(e[1]);
-			if (v !== null)
-				sec[e[0]] = v;
+			return (v == null) ? null : { value: String(v), changed: String(v) !== ((c == null) ? '' : String(c)), title: o.title };
 		});
-
-		[ [ 'download', f.download ], [ 'upload', f.upload ] ].forEach(function(e) {
-			var v = fv(e[1]);
-
-			if (v === null)
-				return;
-
-			if (v !== '' && shaping.validateMbit(v) !== null)
-				error = error || '%s: %s'.format(e[1].title, shaping.validateMbit(v));
-			else
-				sec[e[0]] = (v === '') ? '' : shaping.kbitText(v);
-		});
-
-		var changes = isChanged ? shaping.changes(sec, m, unk) : {};
-
-		if (changes === null)
-			error = error || cake.validateModel(m) || cake.validateExtra('ingress', unk.ingress.join(' ')) ||
-				cake.validateExtra('egress', unk.egress.join(' ')) || _('Invalid CAKE settings');
-		else
-			Object.assign(sec, changes);
-
-		return { model: m, unknown: unk, changed: isChanged, changes: changes, values: sec, error: error };
 	},
 
 	/* called by the Map after every field parsed without error: checks
