@@ -99,10 +99,9 @@ describe('replies', () => {
 		expect(monitor.replyError([])).toEqual({ error: 'invalid', message: null });
 	});
 
-	it('replyError keeps the wait of a too_soon reply, which startError shows', () => {
+	it('replyError keeps the wait of a too_soon reply', () => {
 		const err = monitor.replyError({ error: 'too_soon', message: 'wait', wait_s: 7 });
 		expect(err).toEqual({ error: 'too_soon', message: 'wait', wait_s: 7 });
-		expect(monitor.startError(err)).toBe('The last test ended only a moment ago: wait 7 s and start again.');
 	});
 
 	it('liveState: not running, error, waking (no or old rows), live', () => {
@@ -117,15 +116,6 @@ describe('replies', () => {
 		expect(monitor.liveState(null, { t: now - 12 }, now)).toBe('waking');
 	});
 
-	it('startError explains each error with a way forward', () => {
-		expect(monitor.startError({ error: 'not_running' })).toMatch(/\/etc\/init\.d\/retermd start/);
-		expect(monitor.startError({ error: 'busy' })).toMatch(/already running/);
-		expect(monitor.startError({ error: 'invalid_argument', message: "argument 'streams' must be an integer 1-16" }))
-			.toBe("The router refused the test settings: argument 'streams' must be an integer 1-16");
-		expect(monitor.startError({ error: 'ubus', code: 3 })).toMatch(/ubus status 3/);
-		expect(monitor.startError({ error: 'odd', message: 'something' })).toBe('something');
-		expect(monitor.startError(null)).toBeNull();
-	});
 });
 
 describe('shaperFromSqm', () => {

@@ -65,6 +65,20 @@ describe('settle and error', () => {
 	});
 });
 
+describe('errorText', () => {
+	it('explains each error with a way forward', () => {
+		expect(run.errorText({ error: 'not_running' })).toMatch(/\/etc\/init\.d\/retermd start/);
+		expect(run.errorText({ error: 'busy' })).toMatch(/already running/);
+		expect(run.errorText({ error: 'invalid_argument', message: "argument 'streams' must be an integer 1-16" }))
+			.toBe("The router refused the test settings: argument 'streams' must be an integer 1-16");
+		expect(run.errorText({ error: 'ubus', status: 3 })).toMatch(/ubus status 3/);
+		expect(run.errorText({ error: 'too_soon', wait_s: 7 })).toBe('The last test ended only a moment ago: wait 7 s and start again.');
+		expect(run.errorText({ error: 'target_refused' })).toMatch(/reterm_admin/);
+		expect(run.errorText({ error: 'odd', message: 'something' })).toBe('something');
+		expect(run.errorText(null)).toBeNull();
+	});
+});
+
 describe('start', () => {
 	it('sends the checked arguments; pause_shaping only when asked', async () => {
 		h.rpc.handle('reterm', 'test_start', () => fx.test.start);

@@ -374,31 +374,6 @@ return baseclass.extend({
 		return out.join(' ');
 	},
 
-	/**
-	 * The message for a failed test_start / test_stop reply (replyError()).
-	 */
-	startError(err) {
-		if (!err)
-			return null;
-
-		switch (err.error) {
-		case 'not_running':
-			return this.notRunningText();
-		case 'busy':
-			return _('A test is already running; its progress is shown below.');
-		case 'invalid_argument':
-			return _('The router refused the test settings: %s').format(err.message || err.error);
-		case 'target_refused':
-			return _('The router refused the test server: test servers must be public Internet addresses on port 80, 443 or 8080. A server on the local network can only be allowed by the router\'s administrator (option test_server in /etc/config/reterm_admin).');
-		case 'too_soon':
-			return _('The last test ended only a moment ago: wait %d s and start again.').format(+err.wait_s || 0);
-		case 'ubus':
-			return _('The router\'s reterm API is not available (ubus status %d). Is luci-app-reterm installed completely, and rpcd restarted after installing it?').format(err.code);
-		}
-
-		return err.message || String(err.error);
-	},
-
 	/** How to get retermd going. */
 	notRunningText() {
 		return _('The latency monitor (retermd) is not running. Start it on the router with "/etc/init.d/retermd start", and "/etc/init.d/retermd enable" to start it at boot. It stays off while option enabled is \'0\' in the monitor section of /etc/config/reterm.');

@@ -95,12 +95,24 @@ function errorText(err) {
 		return _('The router did not answer: %s').format(err.message || '?');
 	case 'invalid':
 		return _('The router sent an answer that is not understood.');
+	case 'not_running':
+		return monitor.notRunningText();
+	case 'busy':
+		return _('A test is already running; its progress is shown below.');
+	case 'invalid_argument':
+		return _('The router refused the test settings: %s').format(err.message || err.error);
+	case 'target_refused':
+		return _('The router refused the test server: test servers must be public Internet addresses on port 80, 443 or 8080. A server on the local network can only be allowed by the router\'s administrator (option test_server in /etc/config/reterm_admin).');
+	case 'too_soon':
+		return _('The last test ended only a moment ago: wait %d s and start again.').format(+err.wait_s || 0);
+	case 'ubus':
+		return _('The router\'s reterm API is not available (ubus status %d). Is luci-app-reterm installed completely, and rpcd restarted after installing it?').format(err.status);
 	}
 
 	if (ENDPOINT_ERRORS.indexOf(err.error) >= 0)
 		return _('The test could not start: %s. Retry, or choose another endpoint or your own test server under "Advanced".').format(err.message || err.error);
 
-	return monitor.startError({ error: err.error, message: err.message, wait_s: err.wait_s, code: err.status });
+	return err.message || String(err.error);
 }
 
 /* the error object of a settled value, or null for a usable reply */
