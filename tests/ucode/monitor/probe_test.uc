@@ -7,6 +7,7 @@
 'use strict';
 
 import * as P from 'reterm.monitor.probe';
+import * as F from 'reterm.monitor.fping';
 import { checker, sim } from 'sim';
 
 let c = checker('monitor/probe');
@@ -46,13 +47,13 @@ c.eq('with fping: fping', P.open({ fs: { access: (p) => p == '/usr/bin/fping', d
 	clock: { mono: () => 0, wall: () => 0 } }, 'auto')?.name, 'fping');
 
 // fping loop mode output
-c.eq('fping line', P.parse_fping_line('1.1.1.1   : [12], 64 bytes, 12.3 ms (12.1 avg, 0% loss)'), { target: '1.1.1.1', seq: 12, rtt: 12.3 });
-c.eq('fping line v6', P.parse_fping_line('2606:4700:4700::1111 : [0], 64 bytes, 9.87 ms (9.87 avg, 0% loss)'), { target: '2606:4700:4700::1111', seq: 0, rtt: 9.87 });
-c.eq('fping summary line is not a probe', P.parse_fping_line('1.1.1.1 : xmt/rcv/%loss = 5/5/0%'), null);
+c.eq('fping line', F.parse_fping_line('1.1.1.1   : [12], 64 bytes, 12.3 ms (12.1 avg, 0% loss)'), { target: '1.1.1.1', seq: 12, rtt: 12.3 });
+c.eq('fping line v6', F.parse_fping_line('2606:4700:4700::1111 : [0], 64 bytes, 9.87 ms (9.87 avg, 0% loss)'), { target: '2606:4700:4700::1111', seq: 0, rtt: 9.87 });
+c.eq('fping summary line is not a probe', F.parse_fping_line('1.1.1.1 : xmt/rcv/%loss = 5/5/0%'), null);
 
 // fping bookkeeping: two targets, 200 ms apart, period 400 ms
 let got = [];
-let tr = P.fping_tracker([ '1.1.1.1', '9.9.9.9' ], 200, 1000, 0, (r) => push(got, r));
+let tr = F.fping_tracker([ '1.1.1.1', '9.9.9.9' ], 200, 1000, 0, (r) => push(got, r));
 
 tr.reply('1.1.1.1', 0, 10, 10);
 tr.reply('9.9.9.9', 0, 20, 220);
