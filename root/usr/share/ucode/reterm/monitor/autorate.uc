@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Adaptive shaping: the controller that moves CAKE's bandwidth with the
+// line (reterm.monitor.autoshaper applies what it decides).  Pure: probe
+// results, WAN rates and the clock in, decisions out; no I/O, so the
+// tests drive it on a simulated clock.
+//
+// Per direction (dl = download, the IFB's CAKE; ul = upload, the WAN's):
+//   cut    the recent probes show bloat (BLOAT_OF of the last WINDOW
+//          deltas above delay_ms, from two reflectors when two are in
+//          use) and the direction carries at least CUT_SHARE of its rate:
+//          rate = max(min, min(rate, achieved) * CUT_FACTOR), or
+//          DRAIN_FACTOR when the delay is above DRAIN_OVER * delay_ms (a
+//          standing queue drains in a second, not ten); no second cut
+//          within DRAIN_MS while the delay is below the last cut's (the
+//          queue is draining); then no
+//          other cut for CUT_HOLD_MS, no raise for RAISE_HOLD_MS, and the
+//          delta window starts again (a cut needs fresh evidence)
+//   raise  the direction carries at least RAISE_SHARE of its rate and
+//          no recent delta is above delay_ms / 2:
+//          rate = min(max, rate * RAISE_FACTOR) once a tick, only
+//          NEAR_FACTOR within NEAR_SHARE of the rate the last bloat came
+//          at (probe the edge gently, climb fast away from it)
+//   decay  the direction carries less than IDLE_SHARE: the rate moves
+//          DECAY of the way to base each tick
+//   hold   anything else, and whenever no probe answered for STALE_MS
+//          (no evidence: no raise; idle decay still applies)
+//
+// A delta is a probe's RTT minus its reflector's own baseline (slowly
+// rising, quickly falling minimum), so reflectors at any distance count
+// alike.  Reflectors are judged as they answer:
+//   lost     LOST_OF of its last HEALTH_N probes unanswered: not used
+//            for SHUN_MS, then tried again
+//   erratic  ERRATIC_OF times in STRIKE_MS a delta above delay_ms that
+//            another reflector's low answer within JUDGE_MS contradicts
+//            (it answers late on its own, e.g. ICMP rate limiting): not
+//            used for SHUN_MS.  Bloat needs two reflectors anyway, so one
+//            late reflector never cuts alone
+// Decisions and their reasons are kept (the last KEEP_DECISIONS).
+
+'use strict';
+
+import * as stats from 'reterm.monitor.stats';
+
+export const WINDOW = 6, BLOAT_OF = 3, STALE_MS = 2000, WINDOW_MS = 2000;
+export const CUT_SHARE = 0.15, CUT_FACTOR = 0.85, DRAIN_FACTOR = 0.5, DRAIN_OVER = 4,
+	DRAIN_MS = 3000, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500;
+export const RAISE_SHARE = 0.75, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.01, NEAR_SHARE = 0.9;
+export const IDLE_SHARE = 0.3, DECAY = 0.02;
+export const HEALTH_N = 10, LOST_OF = 5, SHUN_MS = 600000;
+export const JUDGE_MS = 1000, ERRATIC_OF = 4, STRIKE_MS = 20000;
+export const KEEP_DECISIONS = 20;
+
+// bounds of the settings (kbit/s and ms)
+export const MIN_KBIT = 64, MAX_KBIT = 10000000, MIN_DELAY_MS = 5, MAX_DELAY_MS = 200;
+export const DIRS = [ 'dl', 'ul' ];
+
+function kind(why) {
+	return (index(why, 'delay') == 0) ? 'cut' : (index(why, 'idle') > 0) ? 'decay' : 'raise';
+}
+
+function whole(v) {
+	if (type(v) == 'int')
+		return v;
+
+	if (type(v) == 'string' && match(v, /^[0-9]{1,9}$/))
+		return +v;
+
+	return null;
+}
+
+// Settings as uci holds them (strings) or as ubus passes them (numbers):
+//   { dl_min, dl_base, dl_max, ul_min, ul_base, ul_max } kbit/s,
+//   delay_ms (added delay that counts as bloat; default 15)
+// -> { settings } or { error: 'invalid_settings', message } naming the
+// first bad value; nothing is half taken.
+export function check_settings(s) {
+	if (type(s) != 'object')
+		return { error: 'invalid_settings', message: 'autorate settings must be an object' };
+
+	let out = { delay_ms: 15 };
+
+	for (let d in DIRS) {
+		for (let k in [ 'min', 'base', 'max' ]) {
+			let name = `${d}_${k}`, v = whole(s[name]);
+
+			if (v == null)
+				return { error: 'invalid_settings', message: sprintf('%s must be a whole number of kbit/s', name) };
+
+			if (v < MIN_KBIT || v > MAX_KBIT)
+				return { error: 'invalid_settings',
+					message: sprintf('%s %d kbit/s is outside %d..%d', name, v, MIN_KBIT, MAX_KBIT) };
+
+			out[name] = v;
+		}
+
+		if (out[`${d}_min`] > out[`${d}_base`] || out[`${d}_base`] > out[`${d}_max`])
+			return { error: 'invalid_settings',
+				message: sprintf('%s: minimum %d <= base %d <= maximum %d kbit/s does not hold', d,
+					out[`${d}_min`], out[`${d}_base`], out[`${d}_max`]) };
+	}
+
+	if (s.delay_ms != null) {
+		let v = whole(s.delay_ms);
+
+		if (v == null || v < MIN_DELAY_MS || v > MAX_DELAY_MS)
+			return { error: 'invalid_settings',
+				message: sprintf('delay_ms must be %d..%d', MIN_DELAY_MS, MAX_DELAY_MS) };
+
+		out.delay_ms = v;
+	}
+
+	return { settings: out };
+}
+
+// set: check_settings(...).settings; now: mono ms
+export function create(set, now) {
+	let dirs = {};
+	let refl = {};		// target -> { base, hist: [ delta | null ], shunned_until, why }
+	let window = [];	// [ { t, target, delta } ] of healthy reflectors, newest last
+	let decisions = [];
+	let last_answer = null;
+
+	for (let d in DIRS)
+		dirs[d] = { rate: set[`${d}_base`], last_cut: null, bloat_rate: null, achieved: null, share: null };
+
+	function note(t, d, from, to, why, extra) {
+		push(decisions, { t, dir: d, from, to, reason: why, ...(extra ?? {}) });
+
+		if (length(decisions) > KEEP_DECISIONS)
+			splice(decisions, 0, length(decisions) - KEEP_DECISIONS);
+	}
+
+	function healthy(target, t) {
+		let r = refl[target];
+
+		return r == null || r.shunned_until == null || t >= r.shunned_until;
+	}
+
+	function shun(target, t, why) {
+		let r = refl[target];
+
+		r.shunned_until = t + SHUN_MS;
+		r.why = why;
+		r.hist = [];
+		r.base.reset();
+		window = filter(window, (w) => w.target != target);
+		note(t, null, null, null, sprintf('reflector %s not used for %d min: %s', target, SHUN_MS / 60000, why),
+			{ target });
+	}
+
+	// a low answer judges the other reflectors' high ones of the last
+	// JUDGE_MS: high alone (nobody else saw the delay) is a strike
+	function judge(target, delta, t) {
+		if (delta > set.delay_ms / 3)
+			return null;
+
+		for (let w in window) {
+			if (w.judged || w.target == target || w.delta <= set.delay_ms || t - w.t > JUDGE_MS)
+				continue;
+
+			w.judged = true;
+
+			let r = refl[w.target];
+
+			r.strikes = filter([ ...(r.strikes ?? []), t ], (x) => t - x <= STRIKE_MS);
+
+			if (length(r.strikes) >= ERRATIC_OF)
+				return w.target;
+		}
+
+		return null;
+	}
+
+	function count(list, f) {
+		let n = 0;
+
+		for (let x in list)
+			if (f(x))
+				n++;
+
+		return n;
+	}
+
+	function bloat(t) {
+		let recent = filter(window, (w) => t - w.t <= WINDOW_MS);
+		let high = filter(recent, (w) => w.delta > set.delay_ms);
+		let who = {};
+
+		for (let w in high)
+			who[w.target] = true;
+
+		let live = {};
+
+		for (let w in recent)
+			live[w.target] = true;
+
+		let need_refl = min(2, length(keys(live)));
+
+		return length(high) >= BLOAT_OF && length(keys(who)) >= need_refl ? high : null;
+	}
+
+	return {
+		// one probe result: rtt in ms, or null when it was not answered
+		// (t: mono ms it was sent)
+		probe: function(target, rtt, t) {
+			if (!healthy(target, t))
+				return;
+
+			let r = refl[target];
+
+			if (r == null || r.shunned_until != null) {
+				r = refl[target] = { base: stats.baseline(), hist: [], shunned_until: null, why: null };
+			}
+
+			let delta = null;
+
+			if (rtt != null) {
+				delta = rtt - r.base.update(rtt, t);
+				last_answer = t;
+			}
+
+			push(r.hist, delta);
+
+			if (length(r.hist) > HEALTH_N)
+				shift(r.hist);
+
+			if (count(r.hist, (x) => x == null) >= LOST_OF)
+				return shun(target, t, sprintf('%d of its last %d probes unanswered', LOST_OF, length(r.hist)));
+
+			if (delta == null)
+				return;
+
+			let odd = judge(target, delta, t);
+
+			if (odd != null)
+				shun(odd, t, sprintf('answered late on its own %d times', ERRATIC_OF));
+
+			push(window, { t, target, delta });
+
+			if (length(window) > WINDOW)
+				shift(window);
+		},
+
+		// one controller step: rates achieved over the last interval in
+		// bit/s { rx, tx } (rx = download); returns the changes
+		// [ { dir, from, to, reason } ] (kbit/s) to apply
+		tick: function(t, achieved) {
+			let changes = [];
+			let stale = last_answer == null || t - last_answer > STALE_MS;
+			let high = stale ? null : bloat(t);
+			let worst = null;
+
+			for (let w in high ?? [])
+				if (worst == null || w.delta > worst)
+					worst = w.delta;
+
+			worst = stats.round1(worst);
+			let cut_any = false;
+
+			for (let d in DIRS) {
+				let s = dirs[d], bps = achieved?.[d == 'dl' ? 'rx' : 'tx'];
+				let kbit = (bps != null) ? bps / 1000.0 : null;
+				let share = (kbit != null) ? kbit / s.rate : null;
+				let lo = set[`${d}_min`], hi = set[`${d}_max`], base = set[`${d}_base`];
+				let to = s.rate, why = null;
+
+				s.achieved = kbit;
+				s.share = share;
+
+				if (share == null)
+					continue;
+
+				if (high && share >= CUT_SHARE) {
+					// a queue that is still draining from the last cut is
+					// no reason for another one
+					let draining = s.last_cut != null && t - s.last_cut < DRAIN_MS && worst < s.cut_delay;
+
+					if ((s.last_cut == null || t - s.last_cut >= CUT_HOLD_MS) && !draining) {
+						let f = (worst > DRAIN_OVER * set.delay_ms) ? DRAIN_FACTOR : CUT_FACTOR;
+
+						to = max(lo, int(min(s.rate, kbit) * f));
+						s.bloat_rate = min(s.rate, kbit);
+						s.cut_delay = worst;
+						why = sprintf('delay +%s ms with %s at %d %% of its rate', worst, d, int(share * 100 + 0.5));
+						s.last_cut = t;
+						cut_any = true;
+					}
+				}
+				else if (!stale && !high && share >= RAISE_SHARE &&
+				         (s.last_cut == null || t - s.last_cut >= RAISE_HOLD_MS) &&
+				         count(filter(window, (w) => t - w.t <= WINDOW_MS), (w) => w.delta > set.delay_ms / 2) == 0) {
+					let near = s.bloat_rate != null && s.rate >= NEAR_SHARE * s.bloat_rate && s.rate <= s.bloat_rate / NEAR_SHARE;
+
+					to = min(hi, int(s.rate * (near ? NEAR_FACTOR : RAISE_FACTOR) + 1));
+					why = sprintf('%s loaded (%d %%), delay low', d, int(share * 100 + 0.5));
+				}
+				else if (share < IDLE_SHARE && s.rate != base) {
+					let step = (base - s.rate) * DECAY;
+
+					to = (s.rate - base < base / 100 && base - s.rate < base / 100) ? base : int(s.rate + step);
+					why = sprintf('%s idle, back towards base', d);
+				}
+
+				to = min(hi, max(lo, to));
+
+				if (to != s.rate) {
+					push(changes, { dir: d, from: s.rate, to, reason: why });
+
+					// raises and decays are many small steps: only cuts
+					// and the first step of a run are kept as decisions
+					let last = null;
+
+					for (let i = length(decisions) - 1; i >= 0 && last == null; i--)
+						if (decisions[i].dir == d)
+							last = decisions[i];
+
+					if (index(why, 'delay') == 0 || last == null || last.kind != kind(why))
+						note(t, d, s.rate, to, why, { kind: kind(why) });
+					else {
+						last.to = to;
+						last.t_end = t;
+					}
+
+					s.rate = to;
+				}
+			}
+
+			if (cut_any)
+				window = [];	// the next cut needs fresh evidence
+
+			return changes;
+		},
+
+		// the qdisc reports another rate than ours (sqm restarted, or
+		// someone else changed it): ours is set again; null = no CAKE
+		// there (WAN down): nothing to set, ours is kept
+		observed: function(d, kbit) {
+			let s = dirs[d];
+
+			return (kbit != null && (kbit - s.rate > 1 || s.rate - kbit > 1)) ? s.rate : null;
+		},
+
+		rate: (d) => dirs[d].rate,
+
+		// for autorate_status (t: mono now)
+		status: function(t) {
+			let rates = {}, rl = [];
+
+			for (let d in DIRS)
+				rates[d] = { rate_kbit: dirs[d].rate, achieved_kbit: (dirs[d].achieved != null) ? int(dirs[d].achieved) : null,
+					share: (dirs[d].share != null) ? stats.round1(dirs[d].share * 100) : null };
+
+			for (let target, r in refl) {
+				let off = r.shunned_until != null && t < r.shunned_until;
+
+				push(rl, { target, state: off ? 'shunned' : 'used', why: off ? r.why : null,
+					baseline_ms: stats.round1(r.base.value()),
+					answered: count(r.hist, (x) => x != null), probes: length(r.hist) });
+			}
+
+			return { rates, reflectors: rl, decisions: [ ...decisions ], evidence: last_answer != null && t - last_answer <= STALE_MS };
+		}
+	};
+}

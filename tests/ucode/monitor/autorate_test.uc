@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// reterm.monitor.autorate on a simulated clock, against a fluid model of
+// a bottleneck: the shaper passes `rate` while flows are running, the
+// line carries `cap`; what exceeds cap queues at the bottleneck and adds
+// queue / cap of delay to every probe.  Reflectors answer round robin
+// every 200 ms with their own distance plus that delay.
+
+'use strict';
+
+import * as A from 'reterm.monitor.autorate';
+import { checker } from 'sim';
+
+let c = checker('monitor/autorate');
+
+const SET = { dl_min: '2000', dl_base: '20000', dl_max: '40000', ul_min: '1000', ul_base: '5000', ul_max: '10000' };
+const REFL = { '192.0.2.1': 8, '192.0.2.2': 12, '192.0.2.3': 20, '192.0.2.4': 30 };
+
+// line(opts): cap(t) kbit/s per direction, load(t) flows on per direction,
+// late(target, t) extra ms a reflector adds on its own, silent(target, t)
+function line(set, opts) {
+	let ctl = A.create(set, 0);
+	let t = 0, q = { dl: 0, ul: 0 }, i = 0, out = { changes: [], delays: [], delivered: 0, allowed: 0 };
+	let targets = keys(opts.refl ?? REFL);
+
+	return {
+		ctl,
+		out,
+		run: function(ms) {
+			for (let end = t + ms; t < end; t += 200) {
+				let got = {};
+
+				for (let d in A.DIRS) {
+					let cap = opts.cap(d, t), r = ctl.rate(d), on = opts.load(d, t);
+					let offered = on ? r : 0;
+
+					// kbit queued at the bottleneck
+					q[d] = max(0, q[d] + (offered - cap) * 0.2);
+					got[d == 'dl' ? 'rx' : 'tx'] = on ? min(r, cap) * 1000 : 20000;
+
+					if (d == 'dl' && on) {
+						out.delivered += min(r, cap) * 0.2;
+						out.allowed += cap * 0.2;
+					}
+				}
+
+				let delay = q.dl / opts.cap('dl', t) * 1000 + q.ul / opts.cap('ul', t) * 1000;
+				let who = targets[i++ % length(targets)];
+
+				push(out.delays, delay);
+
+				let rtt = (opts.silent?.(who, t)) ? null : (opts.refl ?? REFL)[who] + delay + (opts.late?.(who, t) ?? 0);
+
+				ctl.probe(who, rtt, t);
+
+				for (let ch in ctl.tick(t, got))
+					push(out.changes, { t, ...ch });
+			}
+		},
+		now: () => t
+	};
+}
+
+function mean(l) {
+	let s = 0;
+
+	for (let v in l)
+		s += v;
+
+	return length(l) ? s / length(l) : 0;
+}
+
+let good = A.check_settings(SET).settings;
+
+// ---- settings ----------------------------------------------------------
+c.eq('settings from uci strings', good,
+	{ dl_min: 2000, dl_base: 20000, dl_max: 40000, ul_min: 1000, ul_base: 5000, ul_max: 10000, delay_ms: 15 });
+c.eq('numbers from ubus', A.check_settings({ ...SET, dl_min: 3000, delay_ms: 30 }).settings?.delay_ms, 30);
+
+for (let bad in [
+	[ { ...SET, dl_min: '50000' }, /minimum 50000 <= base 20000/ ],
+	[ { ...SET, ul_base: '20000' }, /ul: minimum 1000 <= base 20000 <= maximum 10000/ ],
+	[ { ...SET, dl_max: '0' }, /dl_max 0 kbit\/s is outside/ ],
+	[ { ...SET, ul_max: '999999999' }, /ul_max 999999999 kbit\/s is outside/ ],
+	[ { ...SET, dl_base: '20 000' }, /dl_base must be a whole number/ ],
+	[ { ...SET, dl_base: '-5' }, /dl_base must be a whole number/ ],
+	[ { ...SET, dl_base: 2.5 }, /dl_base must be a whole number/ ],
+	[ { ...SET, ul_min: null }, /ul_min must be a whole number/ ],
+	[ { ...SET, delay_ms: '1' }, /delay_ms must be 5..200/ ],
+	[ { ...SET, delay_ms: '15; reboot' }, /delay_ms must be 5..200/ ],
+	[ 'x', /must be an object/ ]
+]) {
+	let r = A.check_settings(bad[0]);
+
+	c.ok(sprintf('bad settings %J refused: %J', bad[0], r.message), r.error == 'invalid_settings' && match(r.message, bad[1]) && r.settings == null);
+}
+
+// ---- raise: loaded, delay low -> towards max, never above ---------------
+{
+	let l = line(good, { cap: (d) => (d == 'dl' ? 60000 : 20000), load: () => true });
+
+	l.run(30000);
+	c.eq('raise: dl reaches its maximum', l.ctl.rate('dl'), 40000);
+	c.eq('raise: ul reaches its maximum', l.ctl.rate('ul'), 10000);
+	c.ok('raise: every change is a raise', length(filter(l.out.changes, (x) => x.to < x.from)) == 0);
+
+	let st = l.ctl.status(l.now());
+
+	c.ok('raise: decisions say why', length(st.decisions) >= 2 && match(st.decisions[0].reason, /loaded \([0-9]+ %\), delay low/));
+	c.ok(sprintf('raise: a run of raises is one decision %J', st.decisions), length(filter(st.decisions, (x) => x.dir == 'dl')) == 1);
+}
+
+// ---- cut: the line drops below the rate; only the loaded direction ----
+{
+	let l = line(good, { cap: (d, t) => (d == 'dl' ? (t < 10000 ? 25000 : 8000) : 20000), load: (d) => d == 'dl' });
+
+	l.run(10000);
+	let before = l.ctl.rate('dl');
+
+	c.ok(`cut: before the drop dl climbed (${before})`, before > 20000);
+
+	l.run(4000);
+	let cuts = filter(l.out.changes, (x) => x.dir == 'dl' && x.to < x.from);
+
+	c.ok(`cut: dl cut within 2 s of the drop (first at ${cuts[0]?.t})`, length(cuts) > 0 && cuts[0].t <= 12000);
+	c.ok(`cut: dl near the new capacity after 4 s (${l.ctl.rate('dl')})`, l.ctl.rate('dl') <= 8000 * 1.1);
+	c.eq('cut: ul idle and never cut', length(filter(l.out.changes, (x) => x.dir == 'ul' && x.to < x.from)), 0);
+	c.ok('cut: its reason names the delay and the direction',
+		match(cuts[0]?.reason ?? '', /^delay \+[0-9.]+ ms with dl at [0-9]+ % of its rate$/));
+
+	// tracking a step schedule: low delay, most of the line used
+	l.run(30000);
+	let tail = slice(l.out.delays, -100);
+
+	c.ok(`cut: delay settles (mean of the last 20 s ${mean(tail)} ms)`, mean(tail) < 15);
+}
+
+// ---- idle decay: after a cut, idle -> back towards base ----------------
+{
+	let l = line(good, { cap: (d, t) => (d == 'dl' ? (t < 5000 ? 25000 : 6000) : 20000), load: (d, t) => d == 'dl' && t < 15000 });
+
+	l.run(15000);
+	c.ok(`decay: cut below base first (${l.ctl.rate('dl')})`, l.ctl.rate('dl') < 10000);
+	l.run(60000);
+	c.eq('decay: idle for 60 s, back at base', l.ctl.rate('dl'), 20000);
+	c.ok('decay: the last decision is the decay', l.ctl.status(l.now()).decisions[-1].reason == 'dl idle, back towards base');
+}
+
+// ---- steps 20 -> 8 -> 30 -> 12: added delay and utilisation ------------
+{
+	let steps = [ 20000, 8000, 30000, 12000 ];
+	let l = line(good, { cap: (d, t) => (d == 'dl' ? steps[min(3, int(t / 30000))] : 20000), load: (d) => d == 'dl' });
+
+	l.run(120000);
+
+	let util = l.out.delivered / l.out.allowed;
+	let sorted = sort([ ...l.out.delays ], (a, b) => a - b);
+
+	c.ok(`steps: utilisation ${util} >= 0.8`, util >= 0.8);
+	// the model's sender never backs off (worse than TCP): the queue a drop
+	// leaves is larger than in the lab, which checks the issue's 15 ms
+	c.ok(`steps: mean added delay ${mean(l.out.delays)} ms <= 25`, mean(l.out.delays) <= 25);
+	c.ok(`steps: p95 added delay ${sorted[int(length(sorted) * 0.95)]} ms <= 40`, sorted[int(length(sorted) * 0.95)] <= 40);
+}
+
+// ---- a reflector that stops answering ----------------------------------
+{
+	let l = line(good, { cap: (d, t) => (d == 'dl' ? (t < 20000 ? 60000 : 10000) : 20000), load: (d) => d == 'dl',
+		silent: (who, t) => who == '192.0.2.2' && t > 5000 });
+
+	l.run(20000);
+	let st = l.ctl.status(l.now());
+	let r2 = filter(st.reflectors, (r) => r.target == '192.0.2.2')[0];
+
+	c.eq('silent reflector: shunned', r2?.state, 'shunned');
+	c.ok(`silent reflector: reason ${r2?.why}`, match(r2?.why ?? '', /5 of its last [0-9]+ probes unanswered/));
+	c.ok('silent reflector: the others still used', length(filter(st.reflectors, (r) => r.state == 'used')) == 3);
+	c.ok('silent reflector: shunning is a decision', length(filter(st.decisions, (x) => x.target == '192.0.2.2')) == 1);
+	c.eq('silent reflector: raising went on', l.ctl.rate('dl'), 40000);
+
+	l.run(5000);
+	c.ok(`silent reflector: the drop is still cut (${l.ctl.rate('dl')})`, l.ctl.rate('dl') <= 11000);
+}
+
+// ---- a reflector that answers late on its own ----------------------------
+{
+	let l = line(good, { cap: (d) => (d == 'dl' ? 60000 : 20000), load: (d) => d == 'dl',
+		late: (who, t) => (who == '192.0.2.4' && t > 3000 && int(t / 800) % 2 == 0) ? 80 : 0 });
+
+	l.run(20000);
+	let st = l.ctl.status(l.now());
+	let r4 = filter(st.reflectors, (r) => r.target == '192.0.2.4')[0];
+
+	c.eq('late reflector: shunned', r4?.state, 'shunned');
+	c.ok(`late reflector: reason ${r4?.why}`, match(r4?.why ?? '', /answered late on its own/));
+	c.eq('late reflector: its lateness cut nothing', length(filter(l.out.changes, (x) => x.to < x.from)), 0);
+	c.eq('late reflector: raised to max anyway', l.ctl.rate('dl'), 40000);
+}
+
+// ---- all reflectors silent: no evidence, no raise ------------------------
+{
+	let l = line(good, { cap: () => 60000, load: (d) => d == 'dl', silent: () => true });
+
+	l.run(10000);
+	c.eq('no answers: no raise without evidence', l.ctl.rate('dl'), 20000);
+	c.eq('no answers: status says so', l.ctl.status(l.now()).evidence, false);
+}
+
+// ---- observed: sqm restarted with its own rate ---------------------------
+{
+	let ctl = A.create(good, 0);
+
+	c.eq('observed: the same rate needs nothing', ctl.observed('dl', 20000), null);
+	c.eq('observed: no CAKE there keeps ours, nothing to set', ctl.observed('dl', null), null);
+	c.eq('observed: another rate gets ours again', ctl.observed('dl', 35000), 20000);
+}
+
+c.done();
