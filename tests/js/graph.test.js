@@ -294,6 +294,22 @@ describe('other charts (structure)', () => {
 		expect(c.node.classList.contains('reterm-graph-empty')).toBe(true);
 	});
 
+	it('throughput: adaptive shaping draws the shaper rate as it moved, labelled with the newest', () => {
+		const c = live.throughput();
+		const pts = points(0, 60).map((q, i) => ({ ...q, sh_rx: (i < 30 ? 20e6 : 8e6), sh_tx: 5e6 }));
+		c.update(pts, { from: T, to: T + 60, shaper: { rx: 18e6, tx: 4.5e6 } });
+		const lines = c.node.querySelectorAll('line.reterm-s-shaper');
+		expect(lines.map(l => l.getAttribute('display'))).toEqual(['none', 'none']);
+		const rx = c.node.querySelector('path.reterm-s-moving.reterm-s-shaper-rx').getAttribute('d');
+		const ys = new Set(rx.match(/[ML][0-9.]+,([0-9.]+)/g).map(m => m.split(',')[1]));
+		expect(ys.size).toBe(2);
+		expect(c.node.querySelectorAll('text.reterm-shaper-label').map(t => t.textContent)).toEqual(['Shaper ↓ 8 Mbit/s', 'Shaper ↑ 5 Mbit/s']);
+
+		c.update(points(0, 60), { from: T, to: T + 60, shaper: { rx: 18e6, tx: 4.5e6 } });
+		expect(c.node.querySelector('path.reterm-s-moving').getAttribute('d')).toBe('');
+		expect(lines.map(l => l.getAttribute('display'))).toEqual(['inline', 'inline']);
+	});
+
 	it('throughput picks kbit/s for small rates', () => {
 		const c = live.throughput();
 		c.update([{ t: T, rx_bps: 300e3, tx_bps: 100e3 }], {});

@@ -67,7 +67,8 @@ describe('rendering', () => {
 		const opts = Object.fromEntries(d.sections[0].options.map(o => [o.name, o]));
 		expect(Object.keys(opts)).toEqual(['_status', 'enabled', 'interface', 'download', 'upload', '_rtt', '_rtt_custom',
 			'_overhead', '_advanced', '_overhead_bytes', '_mpu', '_vlan', '_nat', '_isolation', '_diffserv', '_ack_filter',
-			'_extra_ingress', '_extra_egress', '_preview']);
+			'_extra_ingress', '_extra_egress', '_autorate', '_ar_dl_min', '_ar_dl_base', '_ar_dl_max',
+			'_ar_ul_min', '_ar_ul_base', '_ar_ul_max', '_ar_delay_ms', '_preview']);
 		for (const o of d.sections[0].options.filter(o => o.name !== '_status'))
 			expect(o.description, o.name).not.toBe('');
 		expect(opts._rtt.choices).toEqual(['lan', 'metro', 'regional', 'internet', 'oceanic', 'satellite', 'custom']);

@@ -135,6 +135,22 @@ CHECKS = {
          lambda m: m["sampler_tc_batch"] == 1 and m["sampler_cake_rows"] >= 20
          and m["sampler_cake_rows_no_tc"] == 0),
     ],
+    # issue 16's targets, on both schedules, all variants measured in one run
+    "autorate": [
+        ("autorate, steps 20/8/30/12 Mbit/s: mean added latency <= 15 ms and p95 <= 40 ms",
+         lambda m: m["added_ms_mean_steps_autorate"] <= 15 and m["added_ms_p95_steps_autorate"] <= 40),
+        ("autorate, random walk 5-40 Mbit/s: mean added latency <= 15 ms and p95 <= 40 ms",
+         lambda m: m["added_ms_mean_walk_autorate"] <= 15 and m["added_ms_p95_walk_autorate"] <= 40),
+        ("autorate uses >= 80 % of what the schedule allowed (both schedules)",
+         lambda m: min(m["utilisation_steps_autorate"], m["utilisation_walk_autorate"]) >= 0.8),
+        ("contrast: no shaping adds >= 100 ms on both schedules",
+         lambda m: min(m["added_ms_mean_steps_none"], m["added_ms_mean_walk_none"]) >= 100),
+        ("the controller's CPU stays below the sampler's own (same run)",
+         lambda m: all(m["controller_cpu_pct_%s_autorate" % n] < m["sampler_cpu_pct_self_%s_autorate" % n]
+                       for n in ("steps", "walk"))),
+        ("probing: <= 1 probe/s idle, >= 4.5/s while loaded (measured)",
+         lambda m: 0 < m["probes_per_s_idle"] <= 1 and m["probes_per_s_loaded"] >= 4.5),
+    ],
     "sqm": [
         ("OpenWrt's sqm-scripts loaded its kernel modules (sch_cake, sch_ingress, act_mirred, "
          "cls_fw, cls_flow, cls_u32, sch_htb) without errors",

@@ -27,7 +27,7 @@ import urllib.request
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GOLDEN = os.path.join(TOP, "tests/ucode/api/fixtures/home/expected")
 READ = ["status", "hosts", "device_stats", "server_rtts", "audit_result", "samples",
-        "test_status", "results", "monitor_status", "wan_info"]
+        "test_status", "results", "monitor_status", "autorate_status", "wan_info"]
 WRITE = ["device_add", "device_set", "device_remove", "apply", "audit_start",
          "test_start", "test_stop"]
 ANON = "0" * 32

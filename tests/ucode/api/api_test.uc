@@ -122,7 +122,7 @@ function golden(what, name, got) {
 check('plugin publishes object reterm with the documented methods',
 	sort(keys(M)), sort([ 'status', 'hosts', 'device_stats', 'server_rtts', 'device_add', 'device_set', 'device_remove',
 		'apply', 'audit_start', 'audit_result', 'samples', 'test_start', 'test_status',
-		'test_stop', 'results', 'monitor_status', 'wan_info' ]));
+		'test_stop', 'results', 'monitor_status', 'autorate_status', 'wan_info' ]));
 
 check('typed args: strings, booleans and integers',
 	map(sort(keys(M)), m => [ m, map(sort(keys(M[m].args ?? {})), a => `${a}:${type(M[m].args[a])}`) ]),
@@ -130,6 +130,7 @@ check('typed args: strings, booleans and integers',
 		[ 'apply', [] ],
 		[ 'audit_result', [ 'mac:string', 'rtt_ms:int' ] ],
 		[ 'audit_start', [ 'minutes:int' ] ],
+		[ 'autorate_status', [] ],
 		[ 'device_add', [ 'enabled:bool', 'mac:string', 'name:string', 'ports:string' ] ],
 		[ 'device_remove', [ 'mac:string' ] ],
 		[ 'device_set', [ 'enabled:bool', 'mac:string', 'name:string', 'ports:string' ] ],

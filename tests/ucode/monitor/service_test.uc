@@ -284,7 +284,7 @@ c.ok(sprintf('clock step back: new ring id (%s -> %s), old rows gone', id1, afte
 c.eq('ubus argument declarations', S.UBUS_ARGS, {
 	samples: { since: 0, step: 1 },
 	test_start: { endpoint: '', download_url: '', upload_url: '', streams: 4, pause_shaping: false },
-	test_status: {}, test_stop: {}, results: { id: '' }, status: {}
+	test_status: {}, test_stop: {}, results: { id: '' }, status: {}, autorate_status: {}
 });
 
 c.done();

@@ -129,6 +129,9 @@ const Throughput = chart.Chart.extend({
 		this.tx = svgEl('path', { 'class': 'reterm-s-tx', d: '' }, this.gData);
 		this.shaperRx = line('rx');
 		this.shaperTx = line('tx');
+		/* adaptive shaping: the rate per second (sh_rx, sh_tx) */
+		this.movingRx = svgEl('path', { 'class': 'reterm-s-shaper reterm-s-shaper-rx reterm-s-moving', d: '' }, this.gData);
+		this.movingTx = svgEl('path', { 'class': 'reterm-s-shaper reterm-s-shaper-tx reterm-s-moving', d: '' }, this.gData);
 		this.shaperRxLabel = label('rx');
 		this.shaperTxLabel = label('tx');
 		this._legend([['rx', _('Download')], ['tx', _('Upload')], ['shaper', _('Shaper rate')]]);
@@ -137,17 +140,21 @@ const Throughput = chart.Chart.extend({
 	/**
 	 * @param {Object[]} points ring points {t, rx_bps, tx_bps}
 	 * @param {Object} [opts] from, to, span, step (see above);
-	 *   shaper: {rx, tx} configured rates in bit/s (null/0 = none)
+	 *   shaper: {rx, tx} configured rates in bit/s (null/0 = none);
+	 *   points with sh_rx/sh_tx (adaptive shaping's rate each second)
+	 *   draw the shaper rate as it moved instead, labelled with the newest
 	 */
 	update(points, opts) {
 		const o = opts || {},
 		    { pts, step, tr } = timeSeries(points, o),
 		    p = this.plot,
 		    sh = o.shaper || {},
-		    srx = (finite(sh.rx) && sh.rx > 0) ? sh.rx : null,
-		    stx = (finite(sh.tx) && sh.tx > 0) ? sh.tx : null,
+		    moving = maxOf(pts, ['sh_rx', 'sh_tx']) !== null,
+		    newestOf = (k) => { const q = pts.filter((x) => finite(x[k])).pop(); return q ? q[k] : null; },
+		    srx = moving ? newestOf('sh_rx') : (finite(sh.rx) && sh.rx > 0) ? sh.rx : null,
+		    stx = moving ? newestOf('sh_tx') : (finite(sh.tx) && sh.tx > 0) ? sh.tx : null,
 		    top = maxOf(pts, ['rx_bps', 'tx_bps']),
-		    yTop = Math.max(top || 0, srx || 0, stx || 0) * 1.08 || 1e6,
+		    yTop = Math.max(top || 0, srx || 0, stx || 0, maxOf(pts, ['sh_rx', 'sh_tx']) || 0) * 1.08 || 1e6,
 		    unit = units.rateScale(yTop),
 		    sy = scale([0, yTop / unit.div], [p.y0, p.y1]).nice(4),
 		    sb = (v) => sy(v / unit.div),
@@ -160,10 +167,12 @@ const Throughput = chart.Chart.extend({
 		attr(this.rx, 'd', linePath(pts, 't', 'rx_bps', sx, sb, gap));
 		attr(this.rxArea, 'd', bandPath(pts, 't', () => 0, 'rx_bps', sx, sb, gap));
 		attr(this.tx, 'd', linePath(pts, 't', 'tx_bps', sx, sb, gap));
+		attr(this.movingRx, 'd', moving ? linePath(pts, 't', 'sh_rx', sx, sb, gap) : '');
+		attr(this.movingTx, 'd', moving ? linePath(pts, 't', 'sh_tx', sx, sb, gap) : '');
 
 		[[this.shaperRx, this.shaperRxLabel, srx, _('Shaper ↓ %s')],
 		 [this.shaperTx, this.shaperTxLabel, stx, _('Shaper ↑ %s')]].forEach(([line, label, bps, text]) => {
-			hide(line, bps === null);
+			hide(line, bps === null || moving);
 			hide(label, bps === null);
 
 			if (bps === null)

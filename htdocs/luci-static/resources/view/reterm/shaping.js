@@ -9,6 +9,7 @@
 'require reterm.tcpreview as tcpreview';
 'require reterm.shaping as shaping';
 'require reterm.wandetect as wandetect';
+'require reterm.autorateform as autorateform';
 
 /*
  * Network → Re-termination → Shaping: CAKE through sqm-scripts.
@@ -70,7 +71,9 @@ return view.extend({
 			L.resolveDefault(callWanInfo(), null),
 			L.resolveDefault(fs.list('/var/run/sqm/available_qdiscs'), null),
 			L.resolveDefault(fs.read('/usr/lib/sqm/defaults.sh'), null),
-			L.resolveDefault(callInitList('sqm'), null)
+			L.resolveDefault(callInitList('sqm'), null),
+			/* adaptive shaping's settings (reterm.autorateform) */
+			L.resolveDefault(uci.load('reterm'), null)
 		]);
 	},
 
@@ -418,6 +421,8 @@ return view.extend({
 			o.depends('_advanced', '1');
 			o.validate = valid(function(sid, v) { return cake.validateExtra(d[2], v) });
 		});
+
+		autorateform.addOptions(s, { onchange: onchange });
 
 		o = s.option(form.DummyValue, '_preview', _('Commands'),
 			_('The tc and ip commands sqm-scripts will run for the values above, before you save. Updated as you edit.'));

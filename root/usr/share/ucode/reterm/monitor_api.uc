@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The live latency methods of the ubus API "reterm" (samples, test_*,
-// results, monitor_status): forwarded to retermd's own object.
+// results, monitor_status, autorate_status): forwarded to retermd's own object.
 //
 // retermd (/usr/sbin/retermd) publishes "reterm.monitor"; these methods
 // pass the declared arguments through so that LuCI's ACLs on "reterm"
@@ -81,4 +81,8 @@ export function results(args) {
 
 export function monitor_status() {
 	return monitor('status', {});
+}
+
+export function autorate_status() {
+	return monitor('autorate_status', {});
 }

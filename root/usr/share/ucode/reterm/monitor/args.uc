@@ -201,5 +201,6 @@ export const SPEC = {
 		id: { type: 'string', check: (v) => match(v, /^[0-9a-f]{1,16}$/) ? v : null,
 		      grammar: 'a result id (1-16 hex digits)' }
 	},
-	status: {}
+	status: {},
+	autorate_status: {}
 };

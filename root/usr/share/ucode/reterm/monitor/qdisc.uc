@@ -8,6 +8,7 @@
 //
 //   let q = qdisc.open(env);   // env: { uloop, socket, fs }
 //   q.show(cb);                // cb(json text) or cb(null)
+//   q.change(dev, kbit);       // CAKE's bandwidth (adaptive shaping)
 //   q.close();                 // ends tc (the sampler does so asleep)
 //
 // Without the socket module, fs.dup2 or a tc binary, or when tc keeps
@@ -17,6 +18,7 @@
 'use strict';
 
 import * as child from 'reterm.monitor.child';
+import { netdev } from 'reterm.validate';
 
 export const TC_PATHS = [ '/usr/sbin/tc', '/sbin/tc', '/usr/bin/tc', '/bin/tc' ];
 export const ANSWER_MS = 900;	// no answer by then: restart tc next time
@@ -91,18 +93,41 @@ export function open(env, paths) {
 			{ stdin: true, readable });
 	}
 
+	function ensure() {
+		if (path && !proc?.alive() && restarts < MAX_RESTARTS) {
+			stop_child();
+			restarts++;
+			start();
+		}
+	}
+
 	return {
 		batch: () => proc != null,
+
+		// CAKE's bandwidth on dev (a checked device name) to kbit kbit/s
+		// (adaptive shaping): a batch command has no answer, the next
+		// show() tells what the qdisc holds
+		change: function(dev, kbit) {
+			if (netdev(dev) == null || type(kbit) != 'int' || kbit < 1 || kbit > 100000000)
+				return false;
+
+			ensure();
+
+			let words = [ 'qdisc', 'change', 'dev', dev, 'root', 'cake', 'bandwidth', `${kbit}kbit` ];
+
+			if (proc?.alive())
+				proc.sock.send(join(' ', words) + '\n');
+			else
+				(env.run ?? ((argv, f) => run_once(env, argv, f)))([ 'exec', 'tc', ...words ], () => null);
+
+			return true;
+		},
 
 		show: function(cb) {
 			if (waiting)	// the last one is still out: this one is skipped
 				return cb(null);
 
-			if (path && !proc?.alive() && restarts < MAX_RESTARTS) {
-				stop_child();
-				restarts++;
-				start();
-			}
+			ensure();
 
 			if (proc?.alive()) {
 				waiting = cb;

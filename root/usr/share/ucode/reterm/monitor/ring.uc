@@ -27,7 +27,8 @@
 // bit/s, counts and bytes as integers.
 export const COLS = [
 	'min', 'med', 'max', 'base', 'sent', 'lost', 'rx', 'tx',
-	'dl_pk', 'dl_av', 'ul_pk', 'ul_av', 'dl_drop', 'ul_drop', 'dl_ecn', 'ul_ecn', 'dl_bl', 'ul_bl'
+	'dl_pk', 'dl_av', 'ul_pk', 'ul_av', 'dl_drop', 'ul_drop', 'dl_ecn', 'ul_ecn', 'dl_bl', 'ul_bl',
+	'sh_rx', 'sh_tx'
 ];
 
 // always sent, so that cols is never empty
@@ -205,7 +206,7 @@ export function combine(rows) {
 	for (let c in [ 'sent', 'lost', 'dl_drop', 'ul_drop', 'dl_ecn', 'ul_ecn' ])
 		out[c] = sum(vals(c));
 
-	for (let c in [ 'rx', 'tx' ]) {
+	for (let c in [ 'rx', 'tx', 'sh_rx', 'sh_tx' ]) {
 		let m = mean(vals(c));
 		out[c] = (m == null) ? null : int(m + 0.5);
 	}

@@ -27,6 +27,7 @@ export function create(env, cfg, timeout_ms) {
 	let baselines = {};		// target -> tracker
 	let cake = {};			// second -> { dl, ul } parsed readings
 	let cake_prev = { dl: null, ul: null };
+	let shaper = {};		// second -> { rx, tx } adaptive shaping's rates
 	let cur_minute = null, last_flushed = null;
 
 	function log(msg) {
@@ -94,6 +95,11 @@ export function create(env, cfg, timeout_ms) {
 				rx: rt?.rx, tx: rt?.tx
 			};
 
+			let sh = shaper[sec];
+
+			if (sh)
+				row = { ...row, sh_rx: sh.rx, sh_tx: sh.tx };
+
 			let c = cake[sec];
 
 			if (c) {
@@ -112,6 +118,7 @@ export function create(env, cfg, timeout_ms) {
 
 		delete open_secs[sec];
 		delete cake[sec];
+		delete shaper[sec];
 		last_flushed = sec;
 	}
 
@@ -149,9 +156,14 @@ export function create(env, cfg, timeout_ms) {
 		for (let s in keys(cake))
 			if (+s < upto - 5)
 				delete cake[s];
+
+		for (let s in keys(shaper))
+			if (+s < upto - 5)
+				delete shaper[s];
 	}
 
-	// one `tc -s -j qdisc show` reading (text, or null) taken in second sec
+	// one `tc -s -j qdisc show` reading (text, or null) taken in second sec;
+	// returns the parsed CAKE readings { dl, ul }
 	function cake_reading(sec, text) {
 		let c = cake[sec] ??= {}, data = null;
 
@@ -174,6 +186,8 @@ export function create(env, cfg, timeout_ms) {
 			c[`${dir}_prev`] = cake_prev[dir];
 			cake_prev[dir] = cur;
 		}
+
+		return { dl: c.dl, ul: c.ul };
 	}
 
 	return {
@@ -181,6 +195,11 @@ export function create(env, cfg, timeout_ms) {
 		flush,
 		cake_reading,
 		lowest_base,
+		// adaptive shaping's rates { rx, tx } bit/s in second sec (the
+		// row's sh_rx, sh_tx)
+		shaper_rates: function(sec, r) {
+			shaper[sec] = r;
+		},
 		// the WAN byte counters (wall ms, { rx, tx } | null) and the rates
 		feed: (wall, bytes) => rates.feed(wall, bytes),
 		recent: (ms) => rates.recent(ms),

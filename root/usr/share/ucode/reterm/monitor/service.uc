@@ -32,10 +32,11 @@ import * as rows from 'reterm.monitor.rows';
 import * as endpoints from 'reterm.monitor.endpoints';
 import * as runner from 'reterm.monitor.runner';
 import * as settings from 'reterm.monitor.settings';
+import * as autoshaper from 'reterm.monitor.autoshaper';
 
 export const COUNTER_MS = 200, CAKE_MS = 1000, SLEEP_MS = 60000, LOADED_HOLD_MS = 5000;
 export const IDLE_INTERVAL_MS = 1000, LOADED_INTERVAL_MS = 200, PROBE_TIMEOUT_MS = 2000;
-export const LOAD_SHARE = 0.2, LOAD_NO_SHAPER_BPS = 1000000;
+export const LOAD_SHARE = 0.2, LOAD_NO_SHAPER_BPS = 1000000, PROBE_RATE_MS = 10000, RATE_WINDOW_MS = 600;
 
 // retermd reads the settings through this module
 export const load_config = settings.load_config, load_policy = settings.load_policy;
@@ -70,6 +71,8 @@ export function create(env, cfg) {
 	let awake = false, last_call = null, counter_timer = null, cake_timer = null;
 	let interval = null, loaded_until = null, loaded = false;
 	let tests = null;	// the guided tests (reterm.monitor.runner), below
+	let auto = null;	// adaptive shaping (reterm.monitor.autoshaper)
+	let probe_times = [];	// mono ms of the probes of the last PROBE_RATE_MS
 	let self;
 
 	function wall_s() {
@@ -78,6 +81,19 @@ export function create(env, cfg) {
 
 	function log(msg) {
 		env.log?.(msg);
+	}
+
+	// every probe result: the live rows, adaptive shaping, the probe rate
+	function on_probe(r) {
+		push(probe_times, r.t);
+		live.on_probe(r);
+		auto?.probe(r);
+	}
+
+	function probes_per_s(now) {
+		probe_times = filter(probe_times, (t) => now - t <= PROBE_RATE_MS);
+
+		return int(length(probe_times) * 10000 / PROBE_RATE_MS) / 10.0;
 	}
 
 	function set_interval(ms) {
@@ -92,14 +108,14 @@ export function create(env, cfg) {
 		if (ms == null)
 			env.prober.stop();
 		else
-			env.prober.start(cfg.reflectors, ms, timeout_ms, live.on_probe);
+			env.prober.start(cfg.reflectors, ms, timeout_ms, on_probe);
 	}
 
 	function is_loaded(now) {
 		let r = live.recent(1000);
 
 		if (r) {
-			let sh = cfg.shaper;
+			let sh = auto ? auto.rates() : cfg.shaper;
 			let over = (bps, limit) => (limit ? bps > LOAD_SHARE * limit : bps > LOAD_NO_SHAPER_BPS);
 
 			if (over(r.rx, sh?.rx) || over(r.tx, sh?.tx))
@@ -114,11 +130,17 @@ export function create(env, cfg) {
 
 		live.feed(wall, wan_bytes ? wan_bytes.read() : null);
 
+		if (auto) {
+			auto.tick(now, live.recent(RATE_WINDOW_MS));
+			live.shaper_rates(int(wall / 1000), auto.rates());
+		}
+
 		loaded = is_loaded(now);
 
 		let running = tests.running();
 
-		if (!running && last_call != null && now - last_call > sleep_ms) {
+		// adaptive shaping keeps the sampler awake
+		if (!running && !auto && last_call != null && now - last_call > sleep_ms) {
 			self.sleep();
 			return;
 		}
@@ -134,7 +156,11 @@ export function create(env, cfg) {
 	function cake_tick() {
 		let sec = wall_s();
 
-		env.qdisc.show((text) => live.cake_reading(sec, text));
+		env.qdisc.show((text) => {
+			let rd = live.cake_reading(sec, text);
+
+			auto?.cake(rd);
+		});
 
 		cake_timer?.set(CAKE_MS);
 	}
@@ -153,9 +179,28 @@ export function create(env, cfg) {
 			cake_timer = env.timer(0, cake_tick);
 	}
 
+	// adaptive shaping on with cfg.autorate's settings, or off (sqm's
+	// rates back)
+	function autorate_follow() {
+		let want = cfg.autorate;
+
+		if (auto && (!want || sprintf('%J', want) != sprintf('%J', auto.config))) {
+			if (!want)
+				auto.stop();
+
+			auto = null;
+		}
+
+		if (want && !auto) {
+			auto = autoshaper.create(env, want);
+			auto.config = want;
+			wake();
+		}
+	}
+
 	tests = runner.create(env, cfg, {
 		wake,
-		on_probe: live.on_probe,
+		on_probe,
 		pause: function() {
 			env.prober.stop();
 			interval = null;
@@ -167,6 +212,13 @@ export function create(env, cfg) {
 	});
 
 	self = {
+		// retermd stops: sqm's own rates back on the qdiscs
+		shutdown: function() {
+			auto?.stop();
+			auto = null;
+			self.sleep();
+		},
+
 		sleep: function() {
 			counter_timer?.cancel();
 			cake_timer?.cancel();
@@ -189,7 +241,7 @@ export function create(env, cfg) {
 			let changed = [];
 			let differs = (k) => sprintf('%J', next[k]) != sprintf('%J', cfg[k]);
 
-			for (let k in [ 'reflectors', 'wan', 'shaper', 'cake' ])
+			for (let k in [ 'reflectors', 'wan', 'shaper', 'cake', 'autorate' ])
 				if (differs(k))
 					push(changed, k);
 
@@ -198,7 +250,7 @@ export function create(env, cfg) {
 			if (next.prober != cfg.prober)
 				push(warnings, sprintf('prober %J takes effect when retermd restarts', next.prober));
 
-			for (let k in [ 'reflectors', 'wan', 'shaper', 'cake' ])
+			for (let k in [ 'reflectors', 'wan', 'shaper', 'cake', 'autorate', 'autorate_error' ])
 				cfg[k] = next[k];
 
 			cfg.warnings = warnings;
@@ -231,6 +283,9 @@ export function create(env, cfg) {
 					cake_timer = null;
 				}
 			}
+
+			if (index(changed, 'autorate') >= 0)
+				autorate_follow();
 
 			log(sprintf('settings reloaded%s', length(changed) ? ': ' + join(', ', changed) : ', unchanged'));
 
@@ -300,6 +355,8 @@ export function create(env, cfg) {
 					pause: tests.pause_status(),
 					endpoints: endpoints.list(),
 					results: length(tests.list()),
+					probes_per_s: probes_per_s(env.clock.mono()),
+					autorate: auto ? 'on' : cfg.autorate_error ? 'error' : 'off',
 					results_path: store.FLASH_PATH,
 					id: live.rings().sec.id,
 					now: wall_s(),
@@ -307,9 +364,27 @@ export function create(env, cfg) {
 				};
 			},
 
+			autorate_status: function(a) {
+				let c = args.check_args(a, args.SPEC.autorate_status);
+
+				if (c.error)
+					return c;
+
+				wake();
+
+				let now = env.clock.mono();
+
+				if (!auto)
+					return { enabled: false, error: cfg.autorate_error, probes_per_s: probes_per_s(now) };
+
+				return { ...auto.status(now, env.clock.wall()), probes_per_s: probes_per_s(now) };
+			},
+
 			...tests.methods
 		}
 	};
+
+	autorate_follow();
 
 	return self;
 }
@@ -322,5 +397,6 @@ export const UBUS_ARGS = {
 	test_status: {},
 	test_stop: {},
 	results: { id: '' },
-	status: {}
+	status: {},
+	autorate_status: {}
 };

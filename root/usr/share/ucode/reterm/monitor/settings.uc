@@ -12,6 +12,7 @@ import * as counters from 'reterm.monitor.counters';
 import * as args from 'reterm.monitor.args';
 import * as store from 'reterm.monitor.store';
 import * as target from 'reterm.monitor.target';
+import * as autorate from 'reterm.monitor.autorate';
 import { netdev } from 'reterm.validate';
 
 export const DEFAULT_REFLECTORS = [ '1.1.1.1', '9.9.9.9', '8.8.8.8', '2606:4700:4700::1111' ];
@@ -60,6 +61,63 @@ export function load_policy(cursor) {
 		out.proxy_port = +p;
 
 	return out;
+}
+
+// Adaptive shaping (`config autorate '<sqm queue section>'` in
+// /etc/config/reterm, option queue overrides the section name) for the
+// queue the monitor watches: cfg.autorate = { queue, settings, dev {dl,
+// ul}, sqm {dl, ul} kbit/s } or null; cfg.autorate_error says why an
+// enabled one does not run (and nothing of it is applied).  Rates not
+// given: base = sqm's, minimum a quarter of it, maximum twice.
+function load_autorate(cursor, q, cfg, warnings) {
+	cfg.autorate = cfg.autorate_error = null;
+
+	let want = [];
+
+	cursor.foreach('reterm', 'autorate', (s) => {
+		if (s.enabled == '1')
+			push(want, s);
+	});
+
+	for (let s in want) {
+		let name = s.queue ?? s['.name'];
+
+		if (q == null || name != q.name) {
+			push(warnings, sprintf('autorate for sqm queue %J: retermd watches %s, only that queue is driven',
+				substr('' + name, 0, 32), q ? sprintf('%J', q.name) : 'no enabled sqm queue'));
+			continue;
+		}
+
+		if (!cfg.cake) {
+			cfg.autorate_error = sprintf('autorate needs CAKE on sqm queue %J', q.name);
+			push(warnings, cfg.autorate_error);
+			return;
+		}
+
+		let sqm = { dl: int(q.download_bps / 1000), ul: int(q.upload_bps / 1000) }, given = {};
+
+		for (let d in autorate.DIRS) {
+			let base = s[`${d}_base`] ?? ((sqm[d] > 0) ? '' + sqm[d] : null);
+			let b = match(base ?? '', /^[0-9]{1,9}$/) ? +base : null;
+
+			given[`${d}_base`] = base;
+			given[`${d}_min`] = s[`${d}_min`] ?? ((b != null) ? '' + max(autorate.MIN_KBIT, int(b / 4)) : null);
+			given[`${d}_max`] = s[`${d}_max`] ?? ((b != null) ? '' + min(autorate.MAX_KBIT, b * 2) : null);
+		}
+
+		given.delay_ms = s.delay_ms;
+
+		let r = autorate.check_settings(given);
+
+		if (r.error) {
+			cfg.autorate_error = `autorate not started: ${r.message}`;
+			push(warnings, cfg.autorate_error);
+			return;
+		}
+
+		cfg.autorate = { queue: q.name, settings: r.settings, dev: { dl: q.ifb, ul: q.iface }, sqm };
+		return;
+	}
 }
 
 // Monitor settings from uci (`config monitor 'monitor'` in
@@ -136,6 +194,7 @@ export function load_config(cursor, wan_lookup) {
 	cfg.wan = want ?? q?.iface ?? (wan_lookup ? wan_lookup() : null);
 	cfg.shaper = (q && (q.download_bps || q.upload_bps)) ? { rx: q.download_bps, tx: q.upload_bps } : null;
 	cfg.cake = (q && q.qdisc == 'cake') ? { dl: q.ifb, ul: q.iface } : null;
+	load_autorate(cursor, q, cfg, warnings);
 	cfg.warnings = warnings;
 
 	return cfg;

@@ -1,0 +1,161 @@
+"""Adaptive shaping: the WAN's download capacity follows a schedule in the
+`wan` namespace (`tc qdisc change ... netem rate`), while 4 download flows
+and 1 upload flow run and the far server answers the reflector probes.
+Each schedule runs three times in one go: no shaping, CAKE fixed at the
+base rate (the Shaping page's sqm commands), and CAKE driven by retermd's
+controller (monitor-test --autorate: the service with adaptive shaping,
+as retermd runs it, without ubus).
+
+Schedules: steps 20 -> 8 -> 30 -> 12 Mbit/s, 30 s each; a random walk of
+5-40 Mbit/s in 1 s steps (at most 3 Mbit/s a step) for 120 s from seed 16.
+The upload line stays at 10 Mbit/s.  The path's RTT is 20 ms.
+
+Per run: added latency (pings from the client every 200 ms minus the idle
+RTT): mean and p95; utilisation: the download bytes delivered / the bytes
+the schedule allowed.  For autorate also the controller's CPU (time in its
+calls, % of one core), the probe rate loaded (its last 10 s) and idle (a
+quiet run before)."""
+import json
+import os
+import random
+import statistics
+import subprocess
+import threading
+import time
+
+from labkit import measure, sh, topo
+from labkit.reterm import ROOT, ucode_binary
+from scenarios import shaping
+
+MONITOR_TEST = os.path.join(ROOT, "usr", "libexec", "reterm", "monitor-test")
+RTT_MS = 20
+UP_MBIT = 10
+SECONDS = 120
+# kbit/s: dl min, base, max, ul min, base, max
+DL = (4000, 18000, 40000)
+UL = (2000, 8000, 12000)
+VARIANTS = ("none", "fixed", "autorate")
+
+
+def schedules():
+    rng = random.Random(16)
+    walk, r = [], 20.0
+    for _ in range(SECONDS):
+        r = min(40.0, max(5.0, r + rng.uniform(-3.0, 3.0)))
+        walk.append((1, round(r, 1)))
+    return {"steps": [(30, 20), (30, 8), (30, 30), (30, 12)], "walk": walk}
+
+
+def set_down(mbit):
+    sh.run(["tc", "qdisc", "change", "dev", "wan-rtr", "root", "netem", "delay",
+            "%gms" % (RTT_MS / 2.0), "rate", "%gmbit" % mbit, "limit", "1000"], ns="wan")
+
+
+def drive(plan, stop):
+    """Follow the schedule; the seconds it allowed (kbit delivered at most)."""
+    t0 = time.time()
+    at = 0.0
+    for secs, mbit in plan:
+        if stop.is_set():
+            break
+        set_down(mbit)
+        at += secs
+        stop.wait(max(0.0, t0 + at - time.time()))
+
+
+def shaping_on(dl_kbit, ul_kbit):
+    out = sh.run(["node", shaping.OPTS, "--wan", "rtr-wan", "--down-kbit", dl_kbit,
+                  "--up-kbit", ul_kbit, "--overhead", "ethernet", "--rtt", "internet"])
+    shaping.apply_sqm(json.loads(out))
+
+
+def shaping_off():
+    for argv in (["tc", "qdisc", "del", "dev", "rtr-wan", "root"],
+                 ["tc", "qdisc", "del", "dev", "rtr-wan", "ingress"],
+                 ["ip", "link", "del", "ifb4rtr-wan"]):
+        sh.run(argv, ns="rtr", check=False)
+
+
+def controller(ucode, seconds):
+    argv = sh._argv([ucode, "-L", os.path.join(ROOT, "usr", "share", "ucode"), MONITOR_TEST,
+                     "--sample-seconds", seconds, "--wan", "rtr-wan", "--reflector", topo.SRV4,
+                     "--reflector", topo.SRV6, "--autorate", ",".join(str(v) for v in DL + UL)],
+                    ns="rtr")
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+
+def one(ucode, plan, variant, idle_ms):
+    """One run of a schedule; its figures."""
+    shaping_off()
+    set_down(plan[0][1])
+    if variant != "none":
+        shaping_on(DL[1], UL[1])
+    ctl = controller(ucode, SECONDS - 1) if variant == "autorate" else None
+    time.sleep(1 if ctl else 0)
+    down = sh.spawn(["iperf3", "-c", topo.SRV4, "-R", "-J", "-t", SECONDS, "-P", 4], ns="cli")
+    up = sh.spawn(["iperf3", "-c", topo.SRV4, "-p", 5202, "-J", "-t", SECONDS], ns="cli")
+    stop = threading.Event()
+    th = threading.Thread(target=drive, args=(plan, stop))
+    th.start()
+    try:
+        pings = measure.ping_samples("cli", topo.SRV4, count=SECONDS * 5, interval=0.2)
+        d_out, _ = down.communicate(timeout=60)
+        up.communicate(timeout=60)
+        c = json.loads(ctl.communicate(timeout=60)[0]) if ctl else None
+    finally:
+        stop.set()
+        th.join()
+        for p in (down, up, ctl):
+            if p and p.poll() is None:
+                p.kill()
+    # skip the first 3 s (slow start fills the line in every variant)
+    added = sorted(max(0.0, rtt - idle_ms) for ts, rtt in pings[15:])
+    got = json.loads(d_out)["end"]["sum_received"]["bytes"] * 8 / 1000.0
+    allowed = sum(s * m * 1000.0 for s, m in plan)
+    r = {"added_ms_mean": round(statistics.mean(added), 1),
+         "added_ms_p95": round(added[int(len(added) * 0.95)], 1),
+         "utilisation": round(got / allowed, 3), "pings": len(pings)}
+    if c:
+        r["controller_cpu_pct"] = c["controller_cpu_pct"]
+        r["sampler_cpu_pct_self"] = c["cpu_pct_self"]
+        r["probes_per_s_loaded"] = c["probes_per_s"]
+        r["decisions"] = len(c["autorate"]["decisions"])
+        r["cuts"] = sum(1 for d in c["autorate"]["decisions"] if d.get("kind") == "cut")
+        r["trace"] = c["trace"]
+    return r
+
+
+def run():
+    ucode = ucode_binary()
+    if not ucode:
+        print("autorate: skipped: ucode not found", flush=True)
+        return {"skipped": 1}
+    topo.build()
+    topo.set_wan(RTT_MS, 20, up_mbit=UP_MBIT, limit=1000)
+    srv_down = measure.start_iperf_server()
+    srv_up = measure.start_iperf_server(port=5202)
+    res = {}
+    try:
+        idle_ms = measure.ping_median("cli", topo.SRV4, count=20)
+        res["idle_ms"] = idle_ms
+        # probing while nothing is loaded (CAKE on at the base rates)
+        shaping_on(DL[1], UL[1])
+        c = json.loads(controller(ucode, 20).communicate(timeout=90)[0])
+        res["probes_per_s_idle"] = c["probes_per_s"]
+        for name, plan in schedules().items():
+            for variant in VARIANTS:
+                r = one(ucode, plan, variant, idle_ms)
+                trace = r.pop("trace", None)
+                for k, v in r.items():
+                    res["%s_%s_%s" % (k, name, variant)] = v
+                if trace:
+                    res["trace_%s" % name] = trace
+                print("autorate: %s %s: %s" % (name, variant, r), flush=True)
+        res["controller_cpu_pct"] = max(res["controller_cpu_pct_%s_autorate" % n] for n in ("steps", "walk"))
+        res["probes_per_s_loaded"] = min(res["probes_per_s_loaded_%s_autorate" % n] for n in ("steps", "walk"))
+        return res
+    finally:
+        srv_down.kill()
+        srv_up.kill()
+        shaping_off()
+        topo.teardown()

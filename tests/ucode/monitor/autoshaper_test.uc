@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Adaptive shaping in the sampler service on a simulated clock: settings
+// from uci (good and bad), base rates set on CAKE at start, raises while
+// loaded with low delay, what `autorate_status` and the rows show, the
+// probe rate loaded and idle, an sqm restart and a WAN flap in the middle
+// of a run, and switching it off (sqm's rates back).
+
+'use strict';
+
+import * as fs from 'fs';
+import * as S from 'reterm.monitor.service';
+import { cursor } from 'uci';
+import { checker, sim, prober, load, memfs } from 'sim';
+
+let c = checker('monitor/autoshaper');
+let FX = getenv('RETERM_FIXTURES') + '/monitor';
+let TC = json(fs.readfile(`${FX}/tc-show-all.json`));
+let now_c = clock(true);
+let DIR = sprintf('%s/reterm-autorate-%d-%d', getenv('TMPDIR') ?? '/tmp', now_c[0], now_c[1]);
+
+fs.mkdir(DIR);
+
+const SQM = "config queue 'eth1'\n\toption enabled '1'\n\toption interface 'eth1'\n\toption download '18000'\n" +
+	"\toption upload '4500'\n\toption qdisc 'cake'\n";
+
+function settings(autorate) {
+	fs.writefile(`${DIR}/sqm`, SQM);
+	fs.writefile(`${DIR}/reterm`, "config monitor 'monitor'\n\tlist reflector '192.0.2.1'\n\tlist reflector '192.0.2.2'\n\n" + autorate);
+
+	return S.load_config(cursor(DIR), () => 'eth1');
+}
+
+// a world whose CAKE holds per-device rates that tc changes move; sqm
+// "restarts" by setting them back; `gone` takes CAKE away (WAN down)
+function world(cfg) {
+	let s = sim(), rate = { rx: 0, tx: 0 }, bytes = { rx: 0, tx: 0, t: 0 };
+	let bw = { ifb4eth1: 18000, eth1: 4500 }, changes = [], gone = false, rtt_add = 0;
+
+	let env = {
+		clock: s.clock,
+		timer: s.timer,
+		prober: prober(s, (t, target) => ((target == '192.0.2.1') ? 20 : 30) + rtt_add),
+		readfile: function(p) {
+			let m = match(p, /^\/sys\/class\/net\/eth1\/statistics\/(rx|tx)_bytes$/);
+			let dt = (s.now() - bytes.t) / 1000.0;
+
+			bytes.rx += int(rate.rx / 8 * dt);
+			bytes.tx += int(rate.tx / 8 * dt);
+			bytes.t = s.now();
+
+			return m ? `${bytes[m[1]]}\n` : null;
+		},
+		qdisc: {
+			show: function(cb) {
+				let out = [];
+
+				for (let q in TC)
+					if (!(gone && q.kind == 'cake'))
+						push(out, (q.kind == 'cake') ? { ...q, options: { ...q.options, bandwidth: bw[q.dev] * 125 } } : q);
+
+				cb(sprintf('%J', out));
+			},
+			change: function(dev, kbit) {
+				push(changes, [ s.now(), dev, kbit ]);
+
+				if (!gone)
+					bw[dev] = kbit;
+
+				return true;
+			},
+			close: () => null
+		},
+		load: load(s, () => 0),
+		fs: memfs(),
+		id: () => 'x',
+		policy: () => ({ test_servers: [], proxy_port: 15001 })
+	};
+
+	return { s, rate, bw, changes, env, svc: S.create(env, { ...cfg }), set_gone: (v) => (gone = v), set_rtt: (v) => (rtt_add = v) };
+}
+
+// ---- settings --------------------------------------------------------------------
+
+let good = settings("config autorate 'eth1'\n\toption enabled '1'\n\toption dl_min '4000'\n\toption dl_base '18000'\n" +
+	"\toption dl_max '30000'\n\toption ul_min '1000'\n\toption ul_base '4500'\n\toption ul_max '6000'\n");
+
+c.eq('uci: settings of the watched queue', good.autorate,
+	{ queue: 'eth1', settings: { dl_min: 4000, dl_base: 18000, dl_max: 30000, ul_min: 1000, ul_base: 4500, ul_max: 6000, delay_ms: 15 },
+	  dev: { dl: 'ifb4eth1', ul: 'eth1' }, sqm: { dl: 18000, ul: 4500 } });
+
+let dflt = settings("config autorate 'eth1'\n\toption enabled '1'\n");
+
+c.eq('uci: rates not given come from sqm (a quarter, base, twice)', dflt.autorate?.settings,
+	{ dl_min: 4500, dl_base: 18000, dl_max: 36000, ul_min: 1125, ul_base: 4500, ul_max: 9000, delay_ms: 15 });
+c.eq('uci: disabled -> none', settings("config autorate 'eth1'\n\toption enabled '0'\n").autorate, null);
+
+let other = settings("config autorate 'wan2'\n\toption enabled '1'\n");
+
+c.ok('uci: another queue is not driven, with a warning', other.autorate == null &&
+	length(filter(other.warnings, (w) => index(w, 'only that queue is driven') >= 0)) == 1);
+
+for (let bad in [
+	[ "\toption dl_min '40000'\n\toption dl_base '18000'\n", /dl: minimum 40000 <= base 18000/ ],
+	[ "\toption ul_max '0'\n", /ul_max 0 kbit\/s is outside/ ],
+	[ "\toption dl_max '99999999999'\n", /dl_max must be a whole number/ ],
+	[ "\toption delay_ms '3'\n", /delay_ms must be 5..200/ ]
+]) {
+	let cfg = settings("config autorate 'eth1'\n\toption enabled '1'\n" + bad[0]);
+	let w = world(cfg);
+
+	c.ok(`bad settings: ${cfg.autorate_error}`, cfg.autorate == null && match(cfg.autorate_error ?? '', bad[1]) &&
+		length(filter(cfg.warnings, (x) => x == cfg.autorate_error)) == 1);
+
+	w.s.advance(5000);
+	c.eq('bad settings: nothing set on CAKE', w.changes, []);
+
+	let st = w.svc.methods.autorate_status({});
+
+	c.eq('bad settings: autorate_status says why', [ st.enabled, st.error ], [ false, cfg.autorate_error ]);
+	c.eq('bad settings: status says error', w.svc.methods.status({}).autorate, 'error');
+}
+
+// ---- a run: base at start, raises, status, rows -----------------------------------
+
+let w = world(good), m = w.svc.methods;
+
+c.eq('start: base rates on both CAKE instances at once', w.changes, [ [ 0, 'ifb4eth1', 18000 ], [ 0, 'eth1', 4500 ] ]);
+c.eq('start: awake with nobody asking', w.svc.awake(), true);
+
+w.s.advance(120000);
+c.ok('idle for 2 minutes: still awake (the controller needs its probes)', w.svc.awake());
+
+let idle = m.autorate_status({});
+
+c.ok(`idle: at most 1 probe/s (${idle.probes_per_s})`, idle.probes_per_s <= 1 && idle.probes_per_s > 0.5);
+
+// download at whatever the shaper allows, up to a 28 Mbit/s line
+let pump = null;
+
+pump = w.s.timer(0, function() {
+	w.rate.rx = min(w.bw.ifb4eth1, 28000) * 1000;
+	pump.set(200);
+});
+
+w.s.advance(30000);
+c.ok(`loaded, delay low: dl raised (${w.bw.ifb4eth1} kbit/s)`, w.bw.ifb4eth1 >= 29000);
+c.eq('loaded: upload idle stays at base', w.bw.eth1, 4500);
+
+let st = m.autorate_status({});
+
+c.ok(`loaded: about 5 probes/s (${st.probes_per_s})`, st.probes_per_s >= 4 && st.probes_per_s <= 5.5);
+c.eq('status: rates, queue, devices', [ st.enabled, st.queue, st.devices, st.rates.dl.rate_kbit ],
+	[ true, 'eth1', { dl: 'ifb4eth1', ul: 'eth1' }, w.bw.ifb4eth1 ]);
+c.ok('status: the raise is a decision with its wall time and reason', length(filter(st.decisions, (d) =>
+	d.dir == 'dl' && d.kind == 'raise' && d.time > 1718000000 && match(d.reason, /dl loaded/))) >= 1);
+c.eq('status: both reflectors used', map(st.reflectors, (r) => [ r.target, r.state ]),
+	[ [ '192.0.2.1', 'used' ], [ '192.0.2.2', 'used' ] ]);
+
+let rows = m.samples({ since: 0 });
+let sh = rows.cols ? index(rows.cols, 'sh_rx') : -1;
+let full = filter(rows.rows, (r) => r != null);
+
+c.ok(sprintf('rows: the shaper rate per second (sh_rx: %J)', full[-1]?.[sh]), sh >= 0 && full[-1][sh] >= 29000000);
+
+// the line drops: delay rises with the download -> cut
+w.s.timer(0, () => w.set_rtt(80));
+let before = w.bw.ifb4eth1;
+
+w.s.advance(3000);
+c.ok(`bloat: dl cut (${before} -> ${w.bw.ifb4eth1})`, w.bw.ifb4eth1 < before * 0.9);
+w.set_rtt(0);
+w.s.advance(5000);
+
+// ---- sqm restarts in the middle of a run -------------------------------------------
+
+let ours = w.bw.ifb4eth1;
+
+w.bw.ifb4eth1 = 18000;
+w.bw.eth1 = 4500;
+splice(w.changes, 0, length(w.changes));
+w.s.advance(1500);
+c.ok(`sqm restarted: our dl rate set again (${ours} -> 18000 -> ${w.bw.ifb4eth1})`, w.bw.ifb4eth1 != 18000 &&
+	w.bw.ifb4eth1 == m.autorate_status({}).rates.dl.rate_kbit && length(filter(w.changes, (x) => x[1] == 'ifb4eth1')) >= 1);
+
+// ---- WAN down: no CAKE, hold; back: ours again ----------------------------------------
+
+w.set_gone(true);
+w.rate.rx = 0;
+pump.cancel();
+w.s.advance(3000);
+
+let held = m.autorate_status({});
+
+c.eq('WAN down: status shows no CAKE', held.cake, { dl: false, ul: false });
+
+let n = length(w.changes);
+
+w.bw.ifb4eth1 = 18000;
+w.set_gone(false);
+w.s.advance(1500);
+c.ok('WAN back: ours set again', length(w.changes) > n && w.bw.ifb4eth1 == w.svc.methods.autorate_status({}).rates.dl.rate_kbit);
+
+// ---- switched off: sqm's own rates back --------------------------------------------
+
+splice(w.changes, 0, length(w.changes));
+w.svc.reconfigure(settings("config autorate 'eth1'\n\toption enabled '0'\n"));
+c.eq('off: sqm rates back on both', w.changes, [ [ w.s.now(), 'ifb4eth1', 18000 ], [ w.s.now(), 'eth1', 4500 ] ]);
+c.eq('off: autorate_status', m.autorate_status({}).enabled, false);
+w.s.advance(5000);
+c.eq('off: no change after', length(w.changes), 2);
+
+// ---- retermd stops: sqm's rates back --------------------------------------------------
+
+let w2 = world(good);
+
+w2.s.advance(2000);
+splice(w2.changes, 0, length(w2.changes));
+w2.svc.shutdown();
+c.eq('shutdown: sqm rates back', w2.changes, [ [ w2.s.now(), 'ifb4eth1', 18000 ], [ w2.s.now(), 'eth1', 4500 ] ]);
+
+fs.unlink(`${DIR}/sqm`);
+fs.unlink(`${DIR}/reterm`);
+fs.rmdir(DIR);
+
+c.done();
