@@ -187,3 +187,27 @@ describe('issue 12: sanity check of the measured rates', () => {
 		expect(pr.checkRate(20000000, { linkMbit: -1 })).toBeNull();           /* no carrier: speed unknown */
 	});
 });
+
+describe('adaptive shaping proposed for a line whose rate moves', () => {
+	const PH = (dl, both, spread) => [
+		{ name: 'download', start: 5, end: 15, rx_bps: dl, tx_bps: 1e5, rx_spread: spread, tx_spread: null },
+		{ name: 'upload', start: 17, end: 27, rx_bps: 1e5, tx_bps: 5e6, rx_spread: null, tx_spread: 0.05 },
+		{ name: 'both', start: 29, end: 39, rx_bps: both, tx_bps: 5e6, rx_spread: 0.1, tx_spread: 0.1 }];
+
+	it('within a phase: more than 30 %', () => {
+		expect(pr.variability(RESULT({ phases: PH(20e6, 19e6, 0.45) }))).toEqual({ varied: true, share: 0.45, where: 'download' });
+		const p = pr.propose({ result: RESULT({ phases: PH(20e6, 19e6, 0.45) }), device: 'eth1', proto: 'dhcp' });
+		expect(p.autorate).toBe(true);
+		expect(p.notes).toEqual([ 'The throughput moved by 45 % during the measurement (within a phase). A line like this is a candidate for adaptive shaping (Shaping page → Adaptive shaping): it follows the line instead of one fixed rate.' ]);
+	});
+
+	it('between the download and the both phase', () => {
+		expect(pr.variability(RESULT({ phases: PH(20e6, 12e6, 0.1) }))).toEqual({ varied: true, share: 0.4, where: 'between' });
+	});
+
+	it('a steady line, or no phases: nothing proposed', () => {
+		expect(pr.variability(RESULT({ phases: PH(20e6, 18e6, 0.12) }))).toEqual({ varied: false, share: 0.12, where: 'download' });
+		expect(pr.variability(RESULT())).toEqual({ varied: false, share: null, where: null });
+		expect(pr.propose({ result: RESULT({ phases: PH(20e6, 18e6, 0.3) }), device: 'eth1', proto: 'dhcp' }).autorate).toBe(false);
+	});
+});

@@ -117,7 +117,7 @@ for (let bad in [
 
 	let st = w.svc.methods.autorate_status({});
 
-	c.eq('bad settings: autorate_status says why', [ st.enabled, st.error ], [ false, cfg.autorate_error ]);
+	c.eq('bad settings: autorate_status says why', [ st.enabled, st.reason ], [ false, cfg.autorate_error ]);
 	c.eq('bad settings: status says error', w.svc.methods.status({}).autorate, 'error');
 }
 

@@ -175,4 +175,17 @@ let dead = run({ lost: () => true });
 
 c.eq('nothing answered: failed with a reason', [ dead.t.state(), dead.result.error ], [ 'failed', 'no_idle_rtt' ]);
 
+// how much a phase's rate moved (the wizard proposes adaptive shaping above 0.3)
+let rd = [], b = 0;
+
+for (let i = 0; i <= 10; i++) {
+	push(rd, { t: i * 1000, wan_rx: b });
+	b += (i < 5) ? 2500000 : 1000000;	// 20 Mbit/s, then 8
+}
+
+c.eq('spread: 20 then 8 Mbit/s moved 60 %', G.spread(rd, 'wan_rx', 0, 10000), 0.6);
+c.eq('spread: a steady rate did not move', G.spread(slice(rd, 0, 6), 'wan_rx', 0, 5000), 0);
+c.eq('spread: under 3 s says nothing', G.spread(rd, 'wan_rx', 0, 2000), null);
+c.eq('spread: no traffic says nothing', G.spread(map(rd, (r) => ({ t: r.t, wan_rx: 7 })), 'wan_rx', 0, 10000), null);
+
 c.done();

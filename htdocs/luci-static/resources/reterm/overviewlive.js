@@ -10,6 +10,7 @@
 'require reterm.testrun as testrun';
 'require reterm.graphlive as graphlive';
 'require reterm.overviewresult as overviewresult';
+'require reterm.autorateview as autorateview';
 
 /*
  * The Overview's live panel: latency, WAN throughput against the sqm
@@ -58,6 +59,8 @@ const LivePanel = baseclass.extend({
 		this.err = null;
 		this.drawn = false;
 		this.fn = () => this.poll();
+		this.polls = 0;
+		this.autorate = autorateview.create();
 		this.charts = {
 			strip: graphlive.latencyStrip({ height: 200, title: _('Latency') }),
 			tput: graphlive.throughput({ height: 170, title: _('WAN throughput') }),
@@ -79,6 +82,7 @@ const LivePanel = baseclass.extend({
 			E('h4', {}, [ _('Latency') ]), this.charts.strip.node,
 			E('h4', {}, [ _('WAN throughput') ]), this.charts.tput.node,
 			this.el.shaperNote,
+			this.autorate.node,
 			this.el.cake,
 			this.el.cakeNote
 		]);
@@ -94,8 +98,12 @@ const LivePanel = baseclass.extend({
 			poll.remove(this.fn);
 	},
 
+	/* samples every 2 s; adaptive shaping's state every 4 s */
 	poll() {
-		return testrun.settle(callSamples(this.ring.since(), 1)).then((reply) => this.onSamples(reply));
+		const ar = (this.polls++ % 2 === 0) ? this.autorate.poll() : Promise.resolve();
+
+		return Promise.all([ testrun.settle(callSamples(this.ring.since(), 1)).then((reply) => this.onSamples(reply)), ar ])
+			.then((r) => r[0]);
 	},
 
 	/* merge a samples reply and redraw what changed */

@@ -18,6 +18,10 @@ const SHARE = 0.9;
 /* sanity limits of a measured rate (checkRate()) */
 const MAX_PLAUSIBLE_BPS = 10e9, MAX_RATIO = 20, LINK_SLACK = 1.05, MIN_SECS = 3, MIN_BYTES = 100000, RAMP_SECS = 2;
 
+/* the rate moved more than this within or between phases: propose
+ * adaptive shaping (variability()) */
+const VARIED = 0.3;
+
 /* sqm stores whole kbit/s; the Shaping page allows up to 100000 Mbit/s */
 const MAX_KBIT = 100000000;
 
@@ -97,6 +101,40 @@ return baseclass.extend({
 	 * @returns {{secs: number, bytes: number|null}|null} null without
 	 *   phase data
 	 */
+	/**
+	 * How much the measured throughput moved: within a phase (retermd's
+	 * rx_spread/tx_spread of its whole seconds) or between the phase of
+	 * one direction and the "both" phase.
+	 * @returns {{varied: boolean, share: number|null, where: string|null}}
+	 *   share: the largest movement (0–1); varied when above 30 %
+	 */
+	variability(result) {
+		const phases = (result && Array.isArray(result.phases)) ? result.phases : [],
+		      get = (n) => phases.filter((p) => p && p.name === n)[0] || {};
+		let share = null, where = null;
+
+		const take = (v, w) => {
+			if (num(v) !== null && v >= 0 && (share === null || v > share)) {
+				share = v;
+				where = w;
+			}
+		};
+
+		take(num(get('download').rx_spread), 'download');
+		take(num(get('upload').tx_spread), 'upload');
+		take(num(get('both').rx_spread), 'both');
+		take(num(get('both').tx_spread), 'both');
+
+		[ [ 'download', 'rx_bps' ], [ 'upload', 'tx_bps' ] ].forEach(([ n, k ]) => {
+			const a = num(get(n)[k]), b = num(get('both')[k]);
+
+			if (a !== null && b !== null && Math.max(a, b) > 0)
+				take(Math.round(Math.abs(a - b) * 100 / Math.max(a, b)) / 100, 'between');
+		});
+
+		return { varied: share !== null && share > VARIED, share, where };
+	},
+
 	phaseVolume(result, name, bps) {
 		const ph = (result && Array.isArray(result.phases) ? result.phases : [])
 			.filter((p) => p && p.name === name && num(p.start) !== null && num(p.end) !== null)[0];
@@ -212,7 +250,9 @@ return baseclass.extend({
 	 *   before the wizard (its rates are the current ones; when enabled,
 	 *   the shaper rate for checkRate()), linkMbit: the WAN link speed }
 	 * @returns {{device, download, upload, rtt, overhead, rttInfo,
-	 *   notes: string[], rejected: {download, upload}, ok: boolean}}
+	 *   notes: string[], rejected: {download, upload}, ok: boolean,
+	 *   autorate: boolean (the rate moved > 30 %: adaptive shaping is
+	 *   proposed in a note)}}
 	 *   download/upload kbit/s (0 = not measured, left unshaped; a rate
 	 *   that fails checkRate() is not proposed: the queue's current rate
 	 *   or 0 instead, rejected names the reason); ok false when neither
@@ -243,13 +283,19 @@ return baseclass.extend({
 				notes.push(this.rejectNote(name, bps, why, vol, cur));
 		});
 
+		const vary = this.variability(r);
+
+		if (vary.varied)
+			notes.push(_('The throughput moved by %d %% during the measurement (%s). A line like this is a candidate for adaptive shaping (Shaping page → Adaptive shaping): it follows the line instead of one fixed rate.')
+				.format(Math.round(vary.share * 100), (vary.where === 'between') ? _('between the phases') : _('within a phase')));
+
 		if (r && (r.inconclusive || dir(r, 'download') && dir(r, 'download').inconclusive || dir(r, 'upload') && dir(r, 'upload').inconclusive))
 			notes.push(_('The measurement was inconclusive; check the rates before applying.'));
 
 		return {
 			device: str(input.device), download: rates.download, upload: rates.upload,
 			rtt: rtt.rtt, overhead: this.overheadFor(input.proto, input.docsis),
-			rttInfo: rtt, notes, rejected, ok: measured
+			rttInfo: rtt, notes, rejected, ok: measured, autorate: vary.varied
 		};
 	},
 

@@ -375,7 +375,7 @@ export function create(env, cfg) {
 				let now = env.clock.mono();
 
 				if (!auto)
-					return { enabled: false, error: cfg.autorate_error, probes_per_s: probes_per_s(now) };
+					return { enabled: false, reason: cfg.autorate_error, probes_per_s: probes_per_s(now) };
 
 				return { ...auto.status(now, env.clock.wall()), probes_per_s: probes_per_s(now) };
 			},

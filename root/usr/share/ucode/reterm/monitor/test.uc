@@ -24,7 +24,7 @@
 //     baseline (= idle_rtt, ms), idle_rtt,
 //     phases: [{ name, start, end (s from the test start), mean, p95,
 //                peak (added ms), loss, sent, lost, rtt {mean, p95, min,
-//                max}, rx_bps, tx_bps }],
+//                max}, rx_bps, tx_bps, rx_spread, tx_spread (test.uc spread()) }],
 //     samples: [[t ms from the start, rtt ms | null], ...],
 //     download / upload: { grade, added_ms, p95_ms, peak_ms,
 //                throughput_bps, shaper_bps, loss, inconclusive, reasons },
@@ -105,6 +105,26 @@ export function rate_between(readings, key, from_ms, to_ms) {
 	return int((b[key] - a[key]) * 8000.0 / (b.t - a.t) + 0.5);
 }
 
+// how much the rate moved inside [from_ms, to_ms]: (highest - lowest) /
+// highest of its whole seconds, 2 decimals; null with fewer than 3
+// seconds or no traffic (the wizard proposes adaptive shaping above 0.3)
+export function spread(readings, key, from_ms, to_ms) {
+	let lo = null, hi = null, n = 0;
+
+	for (let t = from_ms; t + 1000 <= to_ms; t += 1000) {
+		let r = rate_between(readings, key, t, t + 1000);
+
+		if (r == null)
+			continue;
+
+		n++;
+		lo = (lo == null || r < lo) ? r : lo;
+		hi = (hi == null || r > hi) ? r : hi;
+	}
+
+	return (n < 3 || !hi) ? null : int((hi - lo) * 100.0 / hi + 0.5) / 100.0;
+}
+
 // The result of a finished (or stopped) test, from its raw data:
 //   d.probes    [{ t (ms from start), target, rtt|null }]
 //   d.readings  [{ t, wan_rx, wan_tx, down, up }] byte counters
@@ -182,6 +202,8 @@ export function compute(d) {
 
 		o.rx_bps = rate_between(d.readings, wan ? 'wan_rx' : 'down', from, to);
 		o.tx_bps = rate_between(d.readings, wan ? 'wan_tx' : 'up', from, to);
+		o.rx_spread = spread(d.readings, wan ? 'wan_rx' : 'down', from, to);
+		o.tx_spread = spread(d.readings, wan ? 'wan_tx' : 'up', from, to);
 
 		push(res.phases, o);
 		find[p.name] ??= { ...o, rtt_mean: st?.rtt?.mean };
