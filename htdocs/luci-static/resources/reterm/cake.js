@@ -119,7 +119,7 @@ function emit(m, side) {
 		if (m.mpu != null)
 			out.push('mpu', String(m.mpu));
 
-		for (var i = 0; i < (m.vlan || 0); i++)
+		for (let i = 0; i < (m.vlan || 0); i++)
 			out.push('ether-vlan');
 	}
 
@@ -185,7 +185,7 @@ return baseclass.extend({
 			if (typeof unknown !== 'object')
 				return null;
 
-			for (var side in extra) {
+			for (const side in extra) {
 				let list = unknown[side];
 
 				if (list == null)
@@ -194,7 +194,7 @@ return baseclass.extend({
 				if (!Array.isArray(list))
 					return null;
 
-				for (var i = 0; i < list.length; i++)
+				for (let i = 0; i < list.length; i++)
 					if (!isToken(list[i]))
 						return null;
 

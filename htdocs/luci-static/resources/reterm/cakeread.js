@@ -50,7 +50,7 @@ function parseSide(str, side) {
 	    unknown = [],
 	    invalid = [];
 
-	for (var i = 0; i < tokens.length; i++) {
+	for (let i = 0; i < tokens.length; i++) {
 		let t = tokens[i], arg = null, n;
 
 		if (!isToken(t)) {
@@ -144,7 +144,7 @@ function parseSide(str, side) {
 
 /* check one side's extra tokens: grammar, arguments, nothing managed */
 function checkExtra(side, tokens) {
-	for (var i = 0; i < tokens.length; i++) {
+	for (let i = 0; i < tokens.length; i++) {
 		let t = tokens[i];
 
 		if (!isToken(t))

@@ -87,7 +87,7 @@ function checkOpts(str) {
 
 	let tokens = tokenize(str);
 
-	for (var i = 0; i < tokens.length; i++) {
+	for (let i = 0; i < tokens.length; i++) {
 		if (!isToken(tokens[i]))
 			return _('"%s" is not a valid CAKE option word').format(tokens[i].substring(0, 40));
 

@@ -58,7 +58,7 @@ return baseclass.extend({
 		if (!tokens || tokens.length < 1 || tokens.length > MAX_PORT_TOKENS)
 			return null;
 
-		for (var i = 0; i < tokens.length; i++) {
+		for (let i = 0; i < tokens.length; i++) {
 			let t = tokens[i], p = port(t), m;
 
 			if (p !== null) {
@@ -110,7 +110,7 @@ return baseclass.extend({
 		if (typeof value === 'string' && /[^0-9 \t-]/.test(value) && /^[0-9 \t,;-]+$/.test(value))
 			return _('Separate ports with spaces, e.g. 80 443 8080-8090');
 
-		for (var i = 0; i < tokens.length; i++) {
+		for (let i = 0; i < tokens.length; i++) {
 			let t = tokens[i], m = /^([0-9]+)-([0-9]+)$/.exec(t), shown = t.substring(0, 24);
 
 			if (port(t) !== null)

@@ -273,7 +273,7 @@ return baseclass.extend({
 	plan(rows, edits) {
 		let ops = [];
 
-		for (var i = 0; i < (rows || []).length; i++) {
+		for (let i = 0; i < (rows || []).length; i++) {
 			let r = rows[i], e = (edits || {})[r.key];
 
 			if (!e)

@@ -19,7 +19,7 @@
 /* Grade scale on the mean ADDED latency (loaded − idle), upper bounds
  * exclusive: a value exactly on a bound gets the worse grade
  * (5 ms → A, 30 → B, 60 → C, 200 → D, 400 → F). */
-var GRADES = [
+const GRADES = [
 	{ grade: 'A+', key: 'aplus', below: 5 },
 	{ grade: 'A', key: 'a', below: 30 },
 	{ grade: 'B', key: 'b', below: 60 },
@@ -31,20 +31,20 @@ var GRADES = [
 /* RPM classes (IETF responsiveness draft). Lower bounds inclusive except
  * Excellent: Poor [0, 300), Fair [300, 1000), Good [1000, 6000],
  * Excellent (6000, ∞). */
-var RPM_FAIR = 300, RPM_GOOD = 1000, RPM_EXCELLENT = 6000;
+const RPM_FAIR = 300, RPM_GOOD = 1000, RPM_EXCELLENT = 6000;
 
 /* inconclusive when throughput < 80 % of the shaper or loss > 2.5 % */
-var MIN_SHAPER_SHARE = 0.8, MAX_LOSS = 0.025;
+const MIN_SHAPER_SHARE = 0.8, MAX_LOSS = 0.025;
 
 /* the peak is the highest moving average over this window */
-var PEAK_WINDOW_MS = 400;
+const PEAK_WINDOW_MS = 400;
 
 function num(v) {
 	return (typeof v === 'number' && isFinite(v) && v >= 0) ? v : null;
 }
 
 function gradeIndex(g) {
-	for (var i = 0; i < GRADES.length; i++)
+	for (let i = 0; i < GRADES.length; i++)
 		if (GRADES[i].grade === g)
 			return i;
 
@@ -56,14 +56,14 @@ function rankPercentile(sorted, p) {
 	if (!sorted.length)
 		return null;
 
-	var rank = Math.ceil(p / 100 * sorted.length);
+	const rank = Math.ceil(p / 100 * sorted.length);
 
 	return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }
 
 /* a sample as {t, rtt} or [t, rtt]; rtt null/undefined/NaN = lost */
 function readSample(s) {
-	var t, rtt;
+	let t, rtt;
 
 	if (Array.isArray(s)) {
 		t = s[0];
@@ -91,7 +91,7 @@ return baseclass.extend({
 	__name__: 'reterm.grade',
 
 	/** Grade letters from best to worst. */
-	GRADES: GRADES.map(function(g) { return g.grade; }),
+	GRADES: GRADES.map((g) => g.grade),
 
 	/**
 	 * Grade for a mean added latency.
@@ -102,13 +102,13 @@ return baseclass.extend({
 	 * @returns {string|null} 'A+', 'A', 'B', 'C', 'D' or 'F'; null for
 	 *   NaN, Infinity, negative or non-number input
 	 */
-	grade: function(addedMs) {
-		var v = num(addedMs);
+	grade(addedMs) {
+		const v = num(addedMs);
 
 		if (v === null)
 			return null;
 
-		for (var i = 0; i < GRADES.length; i++)
+		for (let i = 0; i < GRADES.length; i++)
 			if (v < GRADES[i].below)
 				return GRADES[i].grade;
 
@@ -123,8 +123,8 @@ return baseclass.extend({
 	 *
 	 * @returns {Array<{grade: string, key: string, from: number, to: number}>}
 	 */
-	bands: function() {
-		return GRADES.map(function(g, i) {
+	bands() {
+		return GRADES.map((g, i) => {
 			return { grade: g.grade, key: g.key, from: i ? GRADES[i - 1].below : 0, to: g.below };
 		});
 	},
@@ -134,8 +134,8 @@ return baseclass.extend({
 	 * @param {string} g
 	 * @returns {string|null} null for anything that is not a grade
 	 */
-	gradeKey: function(g) {
-		var i = gradeIndex(g);
+	gradeKey(g) {
+		let i = gradeIndex(g);
 
 		return i < 0 ? null : GRADES[i].key;
 	},
@@ -149,8 +149,8 @@ return baseclass.extend({
 	 * @returns {string|null} the worse grade; null unless both are grades
 	 *   ('A+' … 'F')
 	 */
-	overall: function(gradeA, gradeB) {
-		var a = gradeIndex(gradeA), b = gradeIndex(gradeB);
+	overall(gradeA, gradeB) {
+		const a = gradeIndex(gradeA), b = gradeIndex(gradeB);
 
 		if (a < 0 || b < 0)
 			return null;
@@ -165,8 +165,8 @@ return baseclass.extend({
 	 * @returns {number|null} RPM, not rounded; null for 0, negative, NaN,
 	 *   Infinity or non-number input
 	 */
-	rpm: function(rttMs) {
-		var v = num(rttMs);
+	rpm(rttMs) {
+		const v = num(rttMs);
 
 		return (v === null || v === 0) ? null : 60000 / v;
 	},
@@ -178,8 +178,8 @@ return baseclass.extend({
 	 * @param {number} rpm
 	 * @returns {string|null} class key, null for bad input
 	 */
-	rpmClass: function(rpm) {
-		var v = num(rpm);
+	rpmClass(rpm) {
+		const v = num(rpm);
 
 		if (v === null)
 			return null;
@@ -198,7 +198,7 @@ return baseclass.extend({
 	 * @param {string} key as returned by rpmClass()
 	 * @returns {string|null}
 	 */
-	rpmLabel: function(key) {
+	rpmLabel(key) {
 		switch (key) {
 		case 'poor': return _('Poor');
 		case 'fair': return _('Fair');
@@ -218,13 +218,13 @@ return baseclass.extend({
 	 * @param {number} p 0 … 100
 	 * @returns {number|null} null for no usable values or a bad p
 	 */
-	percentile: function(values, p) {
+	percentile(values, p) {
 		if (!Array.isArray(values) || num(p) === null || p > 100)
 			return null;
 
-		var v = values.filter(function(x) { return num(x) !== null; });
+		const v = values.filter((x) => num(x) !== null);
 
-		v.sort(function(a, b) { return a - b; });
+		v.sort((a, b) => a - b);
 
 		return rankPercentile(v, p);
 	},
@@ -256,16 +256,16 @@ return baseclass.extend({
 	 * @returns {Object|null} null when samples is not a non-empty array
 	 *   holding at least one valid sample, or baselineMs is bad
 	 */
-	phaseStats: function(samples, baselineMs) {
-		var base = num(baselineMs);
+	phaseStats(samples, baselineMs) {
+		const base = num(baselineMs);
 
 		if (!Array.isArray(samples) || base === null)
 			return null;
 
-		var all = [];
+		const all = [];
 
-		for (var i = 0; i < samples.length; i++) {
-			var s = readSample(samples[i]);
+		for (let i = 0; i < samples.length; i++) {
+			const s = readSample(samples[i]);
 
 			if (s !== null)
 				all.push(s);
@@ -274,9 +274,9 @@ return baseclass.extend({
 		if (!all.length)
 			return null;
 
-		all.sort(function(a, b) { return a.t - b.t; });
+		all.sort((a, b) => a.t - b.t);
 
-		var got = all.filter(function(s) { return s.rtt !== null; }),
+		const got = all.filter((s) => s.rtt !== null),
 		    lost = all.length - got.length,
 		    res = { mean: null, p95: null, peak: null, loss: lost / all.length,
 		            sent: all.length, lost: lost, rtt: null };
@@ -284,26 +284,26 @@ return baseclass.extend({
 		if (!got.length)
 			return res;
 
-		var sum = 0, rtts = got.map(function(s) { sum += s.rtt; return s.rtt; });
+		let sum = 0, rtts = got.map((s) => { sum += s.rtt; return s.rtt; });
 
-		rtts.sort(function(a, b) { return a - b; });
+		rtts.sort((a, b) => a - b);
 
-		var mean = sum / got.length,
+		const mean = sum / got.length,
 		    p95 = rankPercentile(rtts, 95);
 
 		/* median probe spacing, to tell complete windows from the ramp-in */
-		var gaps = [];
+		const gaps = [];
 
-		for (var j = 1; j < all.length; j++)
+		for (let j = 1; j < all.length; j++)
 			gaps.push(all[j].t - all[j - 1].t);
 
-		gaps.sort(function(a, b) { return a - b; });
+		gaps.sort((a, b) => a - b);
 
-		var spacing = gaps.length ? gaps[gaps.length >> 1] : 0,
+		let spacing = gaps.length ? gaps[gaps.length >> 1] : 0,
 		    firstFull = all[0].t + PEAK_WINDOW_MS - spacing,
 		    peak = -Infinity, wsum = 0, lo = 0;
 
-		for (var k = 0; k < got.length; k++) {
+		for (let k = 0; k < got.length; k++) {
 			wsum += got[k].rtt;
 
 			while (got[lo].t <= got[k].t - PEAK_WINDOW_MS)
@@ -343,18 +343,18 @@ return baseclass.extend({
 	 *   explanations; null when r is not an object or a given field is
 	 *   not a finite number >= 0 (loss also <= 1)
 	 */
-	inconclusive: function(r) {
+	inconclusive(r) {
 		if (r === null || typeof r !== 'object' || Array.isArray(r))
 			return null;
 
-		var given = function(v) { return v !== null && v !== undefined; },
+		const given = (v) => v !== null && v !== undefined,
 		    tp = r.throughputBps, sh = r.shaperBps, loss = r.loss;
 
 		if ((given(tp) && num(tp) === null) || (given(sh) && num(sh) === null) ||
 		    (given(loss) && (num(loss) === null || loss > 1)))
 			return null;
 
-		var res = { inconclusive: false, reasons: [], messages: [] };
+		const res = { inconclusive: false, reasons: [], messages: [] };
 
 		if (given(tp) && given(sh) && sh > 0 && tp < MIN_SHAPER_SHARE * sh) {
 			res.reasons.push('throughput');
@@ -383,20 +383,20 @@ return baseclass.extend({
 	 * @returns {Array<{x: number, p: number}>|null} ascending by x; null
 	 *   when values is not an array or holds no usable value
 	 */
-	cdf: function(values) {
+	cdf(values) {
 		if (!Array.isArray(values))
 			return null;
 
-		var v = values.filter(function(x) { return num(x) !== null; });
+		const v = values.filter((x) => num(x) !== null);
 
 		if (!v.length)
 			return null;
 
-		v.sort(function(a, b) { return a - b; });
+		v.sort((a, b) => a - b);
 
-		var out = [];
+		const out = [];
 
-		for (var i = 0; i < v.length; i++) {
+		for (let i = 0; i < v.length; i++) {
 			if (i + 1 < v.length && v[i + 1] === v[i])
 				continue;
 

@@ -75,17 +75,17 @@
  *   stale answer and is ignored.
  */
 
-var VERSION = 1;
+const VERSION = 1;
 
 /* wire column → point field */
-var FIELD = { rx: 'rx_bps', tx: 'tx_bps' };
+const FIELD = { rx: 'rx_bps', tx: 'tx_bps' };
 
-var NAME_RE = /^[a-z][a-z0-9_]{0,15}$/;
+const NAME_RE = /^[a-z][a-z0-9_]{0,15}$/;
 
-var MAX_COLS = 32;
+const MAX_COLS = 32;
 
 /* reply scalars copied into ring.info */
-var INFO = ['now', 'id', 'base', 'probe'];
+const INFO = ['now', 'id', 'base', 'probe'];
 
 function isInt(v) {
 	return typeof v === 'number' && isFinite(v) && Math.floor(v) === v && v >= 0;
@@ -101,10 +101,10 @@ function fields(cols) {
 	if (!Array.isArray(cols) || cols.length === 0 || cols.length > MAX_COLS)
 		return null;
 
-	var out = [];
+	const out = [];
 
-	for (var i = 0; i < cols.length; i++) {
-		var c = cols[i];
+	for (let i = 0; i < cols.length; i++) {
+		const c = cols[i];
 
 		if (typeof c !== 'string' || !NAME_RE.test(c) || c === 't' || out.indexOf(FIELD[c] || c) >= 0)
 			out.push(null);
@@ -122,7 +122,7 @@ function shaper(s) {
 	return { rx: cell(s.rx), tx: cell(s.tx) };
 }
 
-var Ring = baseclass.extend({
+const Ring = baseclass.extend({
 	__name__: 'reterm.ring.Ring',
 
 	/**
@@ -130,7 +130,7 @@ var Ring = baseclass.extend({
 	 * @param {number} [opts.step=1] seconds per point (a positive integer)
 	 * @param {number} [opts.span=600] seconds of history to keep
 	 */
-	__init__: function(opts) {
+	__init__(opts) {
 		opts = opts || {};
 
 		this.step = (isInt(opts.step) && opts.step > 0) ? opts.step : 1;
@@ -140,7 +140,7 @@ var Ring = baseclass.extend({
 	},
 
 	/** Drop every point and the reply info. */
-	clear: function() {
+	clear() {
 		this.buf = new Array(this.capacity);
 		this.head = 0;          /* index of the oldest point */
 		this.length = 0;
@@ -149,11 +149,11 @@ var Ring = baseclass.extend({
 		this.info = {};
 	},
 
-	_at: function(i) {
+	_at(i) {
 		return this.buf[(this.head + i) % this.capacity];
 	},
 
-	_push: function(p) {
+	_push(p) {
 		if (this.length === this.capacity) {
 			this.buf[this.head] = p;
 			this.head = (this.head + 1) % this.capacity;
@@ -165,13 +165,13 @@ var Ring = baseclass.extend({
 	},
 
 	/* end of the covered window: the daemon's now, or after the newest row */
-	_end: function() {
+	_end() {
 		return Math.max(this.last ? this.last + this.step : 0, isInt(this.info.now) ? this.info.now : 0);
 	},
 
 	/* drop points before end − span */
-	_trim: function() {
-		var limit = this._end() - this.span;
+	_trim() {
+		const limit = this._end() - this.span;
 
 		while (this.length && this.buf[this.head].t < limit) {
 			this.buf[this.head] = undefined;
@@ -187,7 +187,7 @@ var Ring = baseclass.extend({
 	 * @returns {number} points added (and kept); 0 for a bad, stale or
 	 *   empty reply (never throws)
 	 */
-	merge: function(reply) {
+	merge(reply) {
 		if (reply === null || typeof reply !== 'object' || Array.isArray(reply))
 			return 0;
 
@@ -195,12 +195,12 @@ var Ring = baseclass.extend({
 		    !isInt(reply.t0) || !Array.isArray(reply.rows) || (reply.now !== undefined && !isInt(reply.now)))
 			return 0;
 
-		var names = fields(reply.cols);
+		const names = fields(reply.cols);
 
 		if (names === null)
 			return 0;
 
-		var now = reply.now;
+		const now = reply.now;
 
 		if (now !== undefined && now < this.last) {
 			if (reply.id === undefined || reply.id === this.info.id)
@@ -210,23 +210,23 @@ var Ring = baseclass.extend({
 		}
 
 		/* this.last >= the newest point: rows up to it are duplicates */
-		var floor = this.last,
+		let floor = this.last,
 		    added = 0, rows = reply.rows, t;
 
 		/* only the last span of a long reply can survive the trim */
-		var first = Math.max(0, rows.length - this.capacity);
+		const first = Math.max(0, rows.length - this.capacity);
 
-		for (var i = first; i < rows.length; i++) {
+		for (let i = first; i < rows.length; i++) {
 			t = reply.t0 + i * this.step;
 
-			var row = rows[i];
+			const row = rows[i];
 
 			if (t <= floor || !Array.isArray(row) || row.length !== names.length)
 				continue;
 
-			var p = { t: t };
+			const p = { t: t };
 
-			for (var j = 0; j < names.length; j++)
+			for (let j = 0; j < names.length; j++)
 				if (names[j] !== null)
 					p[names[j]] = cell(row[j]);
 
@@ -239,7 +239,7 @@ var Ring = baseclass.extend({
 			this.last = Math.max(this.last, t);
 		}
 
-		for (var k = 0; k < INFO.length; k++)
+		for (let k = 0; k < INFO.length; k++)
 			if (reply[INFO[k]] !== undefined)
 				this.info[INFO[k]] = (INFO[k] === 'base') ? cell(reply.base) : reply[INFO[k]];
 
@@ -257,7 +257,7 @@ var Ring = baseclass.extend({
 	 * row seen (null rows count), 0 when empty.
 	 * @returns {number}
 	 */
-	since: function() {
+	since() {
 		return this.last;
 	},
 
@@ -266,17 +266,17 @@ var Ring = baseclass.extend({
 	 * missing intervals are simply absent.
 	 * @returns {Object[]} a new array (the point objects are shared)
 	 */
-	points: function() {
-		var out = new Array(this.length);
+	points() {
+		const out = new Array(this.length);
 
-		for (var i = 0; i < this.length; i++)
+		for (let i = 0; i < this.length; i++)
 			out[i] = this._at(i);
 
 		return out;
 	},
 
 	/** Newest point or null. */
-	latest: function() {
+	latest() {
 		return this.length ? this._at(this.length - 1) : null;
 	},
 
@@ -286,8 +286,8 @@ var Ring = baseclass.extend({
 	 * A point at t covers [t, t + step).
 	 * @returns {{from: number, to: number}}
 	 */
-	range: function() {
-		var end = this._end();
+	range() {
+		const end = this._end();
 
 		return { from: end - this.span, to: end };
 	}
@@ -306,7 +306,7 @@ return baseclass.extend({
 	 * @param {Object} [opts] {step: seconds per point (1), span: seconds (600)}
 	 * @returns {Ring}
 	 */
-	create: function(opts) {
+	create(opts) {
 		return new Ring(opts);
 	}
 });

@@ -13,8 +13,8 @@
  * Use as: 'require reterm.shaping as shaping';
  */
 
-var MBIT_RE = /^[0-9]{1,6}(?:\.[0-9]{1,3})?$/;
-var MBIT_MAX = 100000;
+const MBIT_RE = /^[0-9]{1,6}(?:\.[0-9]{1,3})?$/;
+const MBIT_MAX = 100000;
 
 function str(v) {
 	return (v == null) ? '' : Array.isArray(v) ? v.join(' ') : String(v);
@@ -30,25 +30,25 @@ const validDevice = wandetect.validDevice;
  * or newline would run commands, and SCRIPT names a file it runs. So
  * every value we write is one of these grammars, nothing else.
  */
-var KBIT_RE = /^(?:0|[1-9][0-9]{0,8})$/;
+const KBIT_RE = /^(?:0|[1-9][0-9]{0,8})$/;
 
 /* a whole number as the form's numeric CAKE fields take it */
 function isInt(v) {
 	return /^-?[0-9]{1,6}$/.test(v);
 }
 
-var SQM_VALUES = {
-	enabled: function(v) { return v === '0' || v === '1' },
+const SQM_VALUES = {
+	enabled(v) { return v === '0' || v === '1' },
 	interface: validDevice,
-	download: function(v) { return KBIT_RE.test(v) && +v <= MBIT_MAX * 1000 },
-	upload: function(v) { return KBIT_RE.test(v) && +v <= MBIT_MAX * 1000 },
-	qdisc: function(v) { return v === 'cake' },
-	script: function(v) { return v === 'piece_of_cake.qos' || v === 'layer_cake.qos' },
-	linklayer: function(v) { return v === 'none' },
-	qdisc_advanced: function(v) { return v === '1' },
-	qdisc_really_really_advanced: function(v) { return v === '1' },
-	iqdisc_opts: function(v) { return cakeOpts(v, 'ingress') },
-	eqdisc_opts: function(v) { return cakeOpts(v, 'egress') }
+	download(v) { return KBIT_RE.test(v) && +v <= MBIT_MAX * 1000 },
+	upload(v) { return KBIT_RE.test(v) && +v <= MBIT_MAX * 1000 },
+	qdisc(v) { return v === 'cake' },
+	script(v) { return v === 'piece_of_cake.qos' || v === 'layer_cake.qos' },
+	linklayer(v) { return v === 'none' },
+	qdisc_advanced(v) { return v === '1' },
+	qdisc_really_really_advanced(v) { return v === '1' },
+	iqdisc_opts(v) { return cakeOpts(v, 'ingress') },
+	eqdisc_opts(v) { return cakeOpts(v, 'egress') }
 };
 
 /* an option string of CAKE words as cake.build() writes them: allowed
@@ -58,12 +58,12 @@ function cakeOpts(v, side) {
 	if (cake.validateOpts(v) !== null)
 		return false;
 
-	var p = (side === 'ingress') ? cake.parse(v, null) : cake.parse(null, v);
+	const p = (side === 'ingress') ? cake.parse(v, null) : cake.parse(null, v);
 
 	return p !== null && p.invalid.length === 0;
 }
 
-var SCRIPT_BY_DIFFSERV = {
+const SCRIPT_BY_DIFFSERV = {
 	besteffort: 'piece_of_cake.qos', diffserv3: 'layer_cake.qos', diffserv4: 'layer_cake.qos',
 	diffserv8: 'layer_cake.qos', precedence: 'layer_cake.qos'
 };
@@ -85,12 +85,12 @@ return baseclass.extend({
 	 *   values: Object, error: string|null}} changes: the options to
 	 *   write; values: the section for the preview
 	 */
-	pending: function(st, saved, field) {
-		var m = cake.clone(st.model), unk = cake.clone(st.unknown),
+	pending(st, saved, field) {
+		let m = cake.clone(st.model), unk = cake.clone(st.unknown),
 		    sec = Object.assign({}, saved), error = null;
-		var fv = function(k) { var x = field(k); return x ? x.value : null; },
-		    changed = function(k) { var x = field(k); return !!(x && x.changed); },
-		    num = function(v) { return (v == null || v === '') ? null : isInt(v) ? +v : v; };
+		const fv = (k) => { const x = field(k); return x ? x.value : null; },
+		    changed = (k) => { const x = field(k); return !!(x && x.changed); },
+		    num = (v) => (v == null || v === '') ? null : isInt(v) ? +v : v;
 
 		if (changed('rtt') || changed('rttCustom'))
 			m.rtt = (fv('rtt') === 'custom') ? (isInt(fv('rttCustom')) ? +fv('rttCustom') : fv('rttCustom')) : fv('rtt');
@@ -121,19 +121,19 @@ return baseclass.extend({
 		if (changed('extraEgress'))
 			unk.egress = cake.tokens(fv('extraEgress')) || [];
 
-		var isChanged = !cake.same(m, st.model) || !cake.same(unk, st.unknown);
+		const isChanged = !cake.same(m, st.model) || !cake.same(unk, st.unknown);
 
 		/* CAKE's ingress mode belongs on the IFB: add it when rewriting */
 		if (isChanged && m.ingress == null)
 			m.ingress = true;
 
-		[ [ 'enabled', 'enabled' ], [ 'interface', 'iface' ] ].forEach(function(e) {
+		[ [ 'enabled', 'enabled' ], [ 'interface', 'iface' ] ].forEach((e) => {
 			if (fv(e[1]) !== null)
 				sec[e[0]] = fv(e[1]);
 		});
 
 		[ 'download', 'upload' ].forEach(L.bind(function(k) {
-			var v = fv(k);
+			const v = fv(k);
 
 			if (v === null)
 				return;
@@ -144,7 +144,7 @@ return baseclass.extend({
 				sec[k] = (v === '') ? '' : this.kbitText(v);
 		}, this));
 
-		var changes = isChanged ? this.changes(sec, m, unk) : {};
+		const changes = isChanged ? this.changes(sec, m, unk) : {};
 
 		if (changes === null)
 			error = error || cake.validateModel(m) || cake.validateExtra('ingress', unk.ingress.join(' ')) ||
@@ -164,11 +164,11 @@ return baseclass.extend({
 	 * @returns {{model, unknown, mismatch, invalid, migrated: boolean,
 	 *   script: string, supported: boolean}|null}
 	 */
-	sectionState: function(section) {
+	sectionState(section) {
 		if (section == null || typeof section !== 'object')
 			return null;
 
-		var ll = str(section.linklayer) || 'none',
+		let ll = str(section.linklayer) || 'none',
 		    llam = str(section.linklayer_adaptation_mechanism) || 'default',
 		    oh = str(section.overhead) || '0',
 		    mpu = str(section.tcMPU) || '0',
@@ -180,12 +180,12 @@ return baseclass.extend({
 			migrated = true;
 		}
 
-		var p = cake.parse(prefix + str(section.iqdisc_opts), prefix + str(section.eqdisc_opts));
+		const p = cake.parse(prefix + str(section.iqdisc_opts), prefix + str(section.eqdisc_opts));
 
 		if (p === null)
 			return null;
 
-		var script = str(section.script);
+		const script = str(section.script);
 
 		return {
 			model: p.model, unknown: p.unknown, mismatch: p.mismatch, invalid: p.invalid,
@@ -199,7 +199,7 @@ return baseclass.extend({
 	 * diffserv* -> layer_cake.qos; unset keeps a CAKE script.
 	 * @returns {string}
 	 */
-	scriptFor: function(diffserv, current) {
+	scriptFor(diffserv, current) {
 		if (SCRIPT_BY_DIFFSERV[diffserv])
 			return SCRIPT_BY_DIFFSERV[diffserv];
 
@@ -213,8 +213,8 @@ return baseclass.extend({
 	 * the option string; other modes (diffserv4, ...) are.
 	 * @returns {{model: Object, script: string}}
 	 */
-	forScript: function(model, current) {
-		var m = cake.clone(model),
+	forScript(model, current) {
+		const m = cake.clone(model),
 		    script = this.scriptFor(m.diffserv, current);
 
 		if ((m.diffserv === 'besteffort' && script === 'piece_of_cake.qos') ||
@@ -234,17 +234,17 @@ return baseclass.extend({
 	 * @returns {Object<string,string>|null} only the values that differ
 	 *   from `section`; null if the model or tokens are invalid
 	 */
-	changes: function(section, model, unknown) {
+	changes(section, model, unknown) {
 		if (section == null || typeof section !== 'object' || model == null || typeof model !== 'object')
 			return null;
 
-		var fs = this.forScript(model, str(section.script)),
+		const fs = this.forScript(model, str(section.script)),
 		    built = cake.build(fs.model, unknown);
 
 		if (built === null)
 			return null;
 
-		var want = {
+		const want = {
 			qdisc: 'cake',
 			script: fs.script,
 			linklayer: 'none',
@@ -254,7 +254,7 @@ return baseclass.extend({
 			eqdisc_opts: built.eqdisc_opts
 		}, out = {};
 
-		for (var k in want)
+		for (const k in want)
 			if (str(section[k]) !== want[k])
 				out[k] = want[k];
 
@@ -266,11 +266,11 @@ return baseclass.extend({
 	 * user enables it and enters the rates, recommended CAKE settings.
 	 * @returns {Object<string,string>|null}
 	 */
-	newSection: function(dev) {
+	newSection(dev) {
 		if (!validDevice(dev))
 			return null;
 
-		var built = cake.build(cake.defaults());
+		const built = cake.build(cake.defaults());
 
 		return {
 			enabled: '0', interface: dev, qdisc: 'cake', script: 'piece_of_cake.qos', linklayer: 'none',
@@ -284,8 +284,8 @@ return baseclass.extend({
 	 * stores whole kbit/s).
 	 * @returns {string|null} null if valid, else a translated message
 	 */
-	validateMbit: function(value) {
-		var s = str(value).trim();
+	validateMbit(value) {
+		const s = str(value).trim();
 
 		if (!MBIT_RE.test(s))
 			return _('Enter a rate in Mbit/s, e.g. 18 or 18.5 (up to 3 decimals)');
@@ -306,7 +306,7 @@ return baseclass.extend({
 	 * @returns {string|null} null if it may be stored, else a translated
 	 *   message
 	 */
-	sqmValueError: function(option, value) {
+	sqmValueError(option, value) {
 		if (Object.prototype.hasOwnProperty.call(SQM_VALUES, option) && typeof value === 'string' &&
 		    SQM_VALUES[option](value))
 			return null;
@@ -319,7 +319,7 @@ return baseclass.extend({
 	 * A network device name as sqm passes it to tc and ip unquoted.
 	 * @returns {string|null}
 	 */
-	validateDevice: function(value) {
+	validateDevice(value) {
 		if (!validDevice(value))
 			return _('Enter a device name: up to 15 letters, digits, ".", "_" or "-"');
 
@@ -327,21 +327,21 @@ return baseclass.extend({
 	},
 
 	/** kbit/s as stored by sqm -> Mbit/s text for the form ('' if unset) */
-	mbitText: function(kbit) {
+	mbitText(kbit) {
 		if (kbit == null || kbit === '')
 			return '';
 
-		var m = units.mbitFromKbit(kbit);
+		const m = units.mbitFromKbit(kbit);
 
 		return (m === null) ? str(kbit) : String(m);
 	},
 
 	/** Mbit/s text -> kbit/s string for sqm (null if invalid) */
-	kbitText: function(mbit) {
+	kbitText(mbit) {
 		if (this.validateMbit(mbit) !== null)
 			return null;
 
-		var k = units.kbitFromMbit(str(mbit).trim());
+		const k = units.kbitFromMbit(str(mbit).trim());
 
 		return (k === null) ? null : String(k);
 	},
@@ -359,8 +359,8 @@ return baseclass.extend({
 	 * @returns {Array<{level: string, text: string}>} level 'danger',
 	 *   'warning' or 'info'
 	 */
-	globalWarnings: function(ctx) {
-		var out = [];
+	globalWarnings(ctx) {
+		const out = [];
 
 		ctx = ctx || {};
 
@@ -390,8 +390,8 @@ return baseclass.extend({
 	 * @param {Object} ctx {wanDevices: string[], lanDevices: string[]}
 	 * @returns {Array<{level: string, text: string}>}
 	 */
-	sectionWarnings: function(values, state, ctx) {
-		var out = [], dev = str(values && values.interface),
+	sectionWarnings(values, state, ctx) {
+		const out = [], dev = str(values && values.interface),
 		    down = str(values && values.download), up = str(values && values.upload),
 		    wans = (ctx && ctx.wanDevices) || [], lans = (ctx && ctx.lanDevices) || [];
 
@@ -403,7 +403,7 @@ return baseclass.extend({
 		else if (dev !== '' && wans.length && wans.indexOf(dev) < 0)
 			out.push({ level: 'info', text: _('%s is not a WAN device of this router (WAN: %s).').format(dev, wans.join(', ')) });
 
-		var downOff = (down === '' || +down === 0), upOff = (up === '' || +up === 0);
+		const downOff = (down === '' || +down === 0), upOff = (up === '' || +up === 0);
 
 		if (downOff && upOff)
 			out.push({ level: 'warning', text: _('Download and upload are 0: nothing is shaped.') });

@@ -41,16 +41,16 @@
  * "tc qdisc del" clean-ups, which are in `steps` with silent: true.
  */
 
-var PROFILES = {
+const PROFILES = {
 	'1.6': { defaults: 'diffserv3', pocAppends: false },
 	'1.7': { defaults: 'diffserv3 nat', pocAppends: true }
 };
 
-var SCRIPTS = { 'piece_of_cake.qos': true, 'layer_cake.qos': true };
+const SCRIPTS = { 'piece_of_cake.qos': true, 'layer_cake.qos': true };
 
-var DEVICE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,14}$/;
-var UINT_RE = /^[0-9]{1,10}$/;
-var INT_RE = /^-?[0-9]{1,10}$/;
+const DEVICE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,14}$/;
+const UINT_RE = /^[0-9]{1,10}$/;
+const INT_RE = /^-?[0-9]{1,10}$/;
 
 function has(obj, key) {
 	return Object.prototype.hasOwnProperty.call(obj, key);
@@ -62,7 +62,7 @@ function str(v) {
 
 /* config_get gives '' for unset options; defaults.sh fills in */
 function opt(section, name, def) {
-	var v = str(section[name]);
+	const v = str(section[name]);
 	return (v === '') ? def : v;
 }
 
@@ -72,7 +72,7 @@ function isOne(v) {
 }
 
 function words(s) {
-	var t = cake.tokens(s);
+	const t = cake.tokens(s);
 	return t || [];
 }
 
@@ -93,7 +93,7 @@ return baseclass.extend({
 	 * sqm's IFB name for a device ("ifb4" + device, at most 15 chars).
 	 * @returns {string|null} null for an invalid device name
 	 */
-	ifbName: function(dev) {
+	ifbName(dev) {
 		return (typeof dev === 'string' && DEVICE_RE.test(dev)) ? ifbName(dev) : null;
 	},
 
@@ -102,11 +102,11 @@ return baseclass.extend({
 	 * @param {string} text the file's contents
 	 * @returns {string|null} '1.6', '1.7', or null if unrecognised
 	 */
-	profileFromDefaults: function(text) {
+	profileFromDefaults(text) {
 		if (typeof text !== 'string')
 			return null;
 
-		var m = /INGRESS_CAKE_OPTS="([^"]*)"/.exec(text);
+		const m = /INGRESS_CAKE_OPTS="([^"]*)"/.exec(text);
 
 		if (!m)
 			return null;
@@ -131,13 +131,13 @@ return baseclass.extend({
 	 *   succeed); ok is false (and commands empty) when a value would not
 	 *   be safe or valid on a tc command line; null for non-object input
 	 */
-	commands: function(section, opts) {
+	commands(section, opts) {
 		if (section == null || typeof section !== 'object' || Array.isArray(section))
 			return null;
 
 		opts = opts || {};
 
-		var profile = PROFILES[opts.sqm || '1.6'],
+		const profile = PROFILES[opts.sqm || '1.6'],
 		    res = { ok: false, commands: [], steps: [], ifb: null, egress: false, ingress: false, notes: [], errors: [] };
 
 		if (!profile) {
@@ -145,7 +145,7 @@ return baseclass.extend({
 			return res;
 		}
 
-		var iface = str(section.interface),
+		const iface = str(section.interface),
 		    script = str(section.script),
 		    up = str(section.upload),
 		    down = str(section.download),
@@ -166,7 +166,7 @@ return baseclass.extend({
 		if (!has(SCRIPTS, script))
 			res.errors.push(_('The script "%s" is not previewed; only piece_of_cake.qos and layer_cake.qos are').format(script.substring(0, 40)));
 
-		var e1 = cake.validateOpts(iq), e2 = cake.validateOpts(eq);
+		const e1 = cake.validateOpts(iq), e2 = cake.validateOpts(eq);
 
 		if (e1 !== null)
 			res.errors.push(_('Download options: %s').format(e1));
@@ -182,7 +182,7 @@ return baseclass.extend({
 		if (down !== '' && !UINT_RE.test(down))
 			res.errors.push(_('Download "%s" is not a whole number of kbit/s').format(down.substring(0, 20)));
 
-		var lla = [], stab = [];
+		let lla = [], stab = [];
 
 		if (linklayer !== 'none') {
 			if (!/^(?:ethernet|atm)$/.test(linklayer) || !INT_RE.test(overhead) || !UINT_RE.test(mpu) ||
@@ -203,7 +203,7 @@ return baseclass.extend({
 		if (res.errors.length)
 			return res;
 
-		var ifb = ifbName(iface),
+		let ifb = ifbName(iface),
 		    defaults = words(profile.defaults),
 		    poc = (script === 'piece_of_cake.qos'),
 		    egressOpts, ingressOpts;
@@ -269,7 +269,7 @@ return baseclass.extend({
 		if (str(section.enabled) !== '' && str(section.enabled) !== '1')
 			res.notes.push(_('This queue is disabled: sqm runs none of these commands until it is enabled'));
 
-		res.commands = res.steps.filter(function(s) { return !s.silent }).map(function(s) { return s.cmd });
+		res.commands = res.steps.filter((s) => !s.silent).map((s) => s.cmd);
 		res.ok = true;
 
 		return res;

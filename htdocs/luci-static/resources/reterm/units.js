@@ -17,17 +17,17 @@
  *  - Results above Number.MAX_SAFE_INTEGER are refused (null).
  */
 
-var NUMBER = '(\\d+(?:\\.\\d+)?)';
+const NUMBER = '(\\d+(?:\\.\\d+)?)';
 
 /* rate: number, optional blanks, optional prefix, optional unit */
-var RATE_RE = new RegExp('^' + NUMBER + '[ \\t]*(?:([kKmMgGtT])(i)?)?(.*)$');
+const RATE_RE = new RegExp('^' + NUMBER + '[ \\t]*(?:([kKmMgGtT])(i)?)?(.*)$');
 
 /* size: number, optional blanks, optional prefix, optional byte unit */
-var SIZE_RE = new RegExp('^' + NUMBER + '[ \\t]*(?:([kmgt])(i)?)?(b(?:ytes?)?)?$', 'i');
+const SIZE_RE = new RegExp('^' + NUMBER + '[ \\t]*(?:([kmgt])(i)?)?(b(?:ytes?)?)?$', 'i');
 
-var RATE_PREFIX = ['', 'k', 'M', 'G', 'T'];
-var SIZE_PREFIX = ['', 'Ki', 'Mi', 'Gi', 'Ti'];
-var EXPONENT = { '': 0, k: 1, m: 2, g: 3, t: 4 };
+const RATE_PREFIX = ['', 'k', 'M', 'G', 'T'];
+const SIZE_PREFIX = ['', 'Ki', 'Mi', 'Gi', 'Ti'];
+const EXPONENT = { '': 0, k: 1, m: 2, g: 3, t: 4 };
 
 /* unit suffix (right after the prefix) → multiplier to bits: 1 for bit
  * units, 8 for byte units, null if unknown. Word units are
@@ -40,7 +40,7 @@ function rateUnitFactor(unit) {
 	if (/^bytes?(?:\/s)?$/i.test(unit))
 		return 8;
 
-	var m = /^([bB])(?:\/s|ps)?$/i.exec(unit);
+	const m = /^([bB])(?:\/s|ps)?$/i.exec(unit);
 
 	if (m)
 		return (m[1] === 'b') ? 1 : 8;
@@ -68,7 +68,7 @@ function significant(value, digits) {
 	if (value === 0)
 		return '0';
 
-	var intDigits = Math.floor(Math.log10(Math.abs(value))) + 1,
+	const intDigits = Math.floor(Math.log10(Math.abs(value))) + 1,
 	    decimals = Math.max(0, Math.min(20, digits - intDigits));
 
 	return value.toFixed(decimals).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
@@ -76,14 +76,14 @@ function significant(value, digits) {
 
 /* scale `value` through `prefixes` by `base`, then format */
 function scaled(value, base, prefixes, digits, integerBase) {
-	var i = 0;
+	let i = 0;
 
 	while (value >= base && i < prefixes.length - 1) {
 		value /= base;
 		i++;
 	}
 
-	var text = (i === 0 && integerBase) ? String(Math.round(value)) : significant(value, digits);
+	const text = (i === 0 && integerBase) ? String(Math.round(value)) : significant(value, digits);
 
 	/* rounding may reach the next unit: 999.96 kbit/s → "1 Mbit/s" */
 	if (+text >= base && i < prefixes.length - 1)
@@ -121,24 +121,24 @@ return baseclass.extend({
 	 *   the input is empty, negative, not a plain decimal, has an unknown
 	 *   unit or trailing text, or exceeds Number.MAX_SAFE_INTEGER
 	 */
-	parseRate: function(str) {
+	parseRate(str) {
 		if (typeof str === 'number')
 			return safe(str) === null ? null : Math.round(str);
 
 		if (typeof str !== 'string' || str.length > 64)
 			return null;
 
-		var m = RATE_RE.exec(str.trim());
+		const m = RATE_RE.exec(str.trim());
 
 		if (!m)
 			return null;
 
-		var factor = rateUnitFactor(m[4]);
+		const factor = rateUnitFactor(m[4]);
 
 		if (factor === null)
 			return null;
 
-		var base = m[3] ? 1024 : 1000,
+		const base = m[3] ? 1024 : 1000,
 		    power = m[2] ? EXPONENT[m[2].toLowerCase()] : 0,
 		    bits = +m[1] * Math.pow(base, power) * factor;
 
@@ -155,13 +155,13 @@ return baseclass.extend({
 	 * @returns {string|null} null for negative/NaN/non-numeric input or a
 	 *   bad `digits`
 	 */
-	formatRate: function(bps, digits) {
-		var n = toNumber(bps), d = checkDigits(digits);
+	formatRate(bps, digits) {
+		let n = toNumber(bps), d = checkDigits(digits);
 
 		if (n === null || d === null)
 			return null;
 
-		var r = scaled(n, 1000, RATE_PREFIX, d, false);
+		const r = scaled(n, 1000, RATE_PREFIX, d, false);
 
 		return r.text + ' ' + r.prefix + 'bit/s';
 	},
@@ -175,8 +175,8 @@ return baseclass.extend({
 	 * @param {number} bps the largest rate to show, bit/s
 	 * @returns {{div: number, unit: string}|null} null for invalid input
 	 */
-	rateScale: function(bps) {
-		var n = toNumber(typeof bps === 'number' ? bps : null), i = 0;
+	rateScale(bps) {
+		let n = toNumber(typeof bps === 'number' ? bps : null), i = 0;
 
 		if (n === null)
 			return null;
@@ -199,19 +199,19 @@ return baseclass.extend({
 	 * @returns {number|null} bytes rounded to a whole byte, or null for
 	 *   empty, negative, non-decimal, unknown unit or too large input
 	 */
-	parseBytes: function(str) {
+	parseBytes(str) {
 		if (typeof str === 'number')
 			return safe(str) === null ? null : Math.round(str);
 
 		if (typeof str !== 'string' || str.length > 64)
 			return null;
 
-		var m = SIZE_RE.exec(str.trim());
+		const m = SIZE_RE.exec(str.trim());
 
 		if (!m)
 			return null;
 
-		var power = m[2] ? EXPONENT[m[2].toLowerCase()] : 0,
+		const power = m[2] ? EXPONENT[m[2].toLowerCase()] : 0,
 		    bytes = +m[1] * Math.pow(1024, power);
 
 		return safe(bytes) === null ? null : Math.round(bytes);
@@ -225,13 +225,13 @@ return baseclass.extend({
 	 * @param {number} [digits=3] significant digits (1-15)
 	 * @returns {string|null} null for invalid input
 	 */
-	formatBytes: function(bytes, digits) {
-		var n = toNumber(bytes), d = checkDigits(digits);
+	formatBytes(bytes, digits) {
+		let n = toNumber(bytes), d = checkDigits(digits);
 
 		if (n === null || d === null)
 			return null;
 
-		var r = scaled(n, 1024, SIZE_PREFIX, d, true);
+		const r = scaled(n, 1024, SIZE_PREFIX, d, true);
 
 		return r.text + ' ' + r.prefix + 'B';
 	},
@@ -244,14 +244,14 @@ return baseclass.extend({
 	 * @param {number} rttMs round-trip time in milliseconds (>= 0)
 	 * @returns {number|null} bytes, rounded up to a whole byte
 	 */
-	bdp: function(bps, rttMs) {
-		var rate = toNumber(bps), rtt = toNumber(rttMs);
+	bdp(bps, rttMs) {
+		const rate = toNumber(bps), rtt = toNumber(rttMs);
 
 		if (rate === null || rtt === null)
 			return null;
 
 		/* round up, but not because of floating-point noise */
-		var bytes = rate * rtt / 8000,
+		const bytes = rate * rtt / 8000,
 		    nearest = Math.round(bytes);
 
 		return safe(Math.abs(bytes - nearest) < 1e-9 * Math.max(1, bytes) ? nearest : Math.ceil(bytes));
@@ -266,8 +266,8 @@ return baseclass.extend({
 	 * @returns {number|null} bit/s (not rounded); null for invalid input
 	 *   or an RTT of 0
 	 */
-	maxThroughput: function(windowBytes, rttMs) {
-		var win = toNumber(windowBytes), rtt = toNumber(rttMs);
+	maxThroughput(windowBytes, rttMs) {
+		const win = toNumber(windowBytes), rtt = toNumber(rttMs);
 
 		if (win === null || rtt === null || rtt === 0)
 			return null;
@@ -285,11 +285,11 @@ return baseclass.extend({
 	 * @returns {string|null} null for non-numbers, NaN/Infinity and, when
 	 *   not signed, negative values
 	 */
-	formatMs: function(ms, signed) {
+	formatMs(ms, signed) {
 		if (typeof ms !== 'number' || !isFinite(ms) || (!signed && ms < 0))
 			return null;
 
-		var text = Math.abs(ms).toFixed(1),
+		const text = Math.abs(ms).toFixed(1),
 		    sign = !signed ? '' : (ms < 0 && +text !== 0) ? '−' : '+';
 
 		return _('%s ms').format(sign + text);
@@ -303,8 +303,8 @@ return baseclass.extend({
 	 * @returns {string|null} null for non-numbers, NaN/Infinity or bad
 	 *   digits
 	 */
-	formatPercent: function(fraction, digits) {
-		var d = (digits === undefined) ? 1 : digits;
+	formatPercent(fraction, digits) {
+		const d = (digits === undefined) ? 1 : digits;
 
 		if (typeof fraction !== 'number' || !isFinite(fraction) ||
 		    typeof d !== 'number' || d % 1 !== 0 || d < 0 || d > 6)
@@ -321,13 +321,13 @@ return baseclass.extend({
 	 * @param {number|string} mbit e.g. 18 or "18.5"
 	 * @returns {number|null} integer kbit/s, or null for invalid input
 	 */
-	kbitFromMbit: function(mbit) {
-		var n = toNumber(mbit);
+	kbitFromMbit(mbit) {
+		let n = toNumber(mbit);
 
 		if (n === null)
 			return null;
 
-		var kbit = Math.round(n * 1000);
+		const kbit = Math.round(n * 1000);
 
 		return safe(n > 0 ? Math.max(1, kbit) : 0);
 	},
@@ -339,8 +339,8 @@ return baseclass.extend({
 	 * @returns {number|null} Mbit/s, or null unless `kbit` is a whole
 	 *   non-negative number (JS integer or a digits-only string)
 	 */
-	mbitFromKbit: function(kbit) {
-		var n = toNumber(kbit);
+	mbitFromKbit(kbit) {
+		let n = toNumber(kbit);
 
 		if (n === null || n % 1 !== 0 || n > Number.MAX_SAFE_INTEGER)
 			return null;

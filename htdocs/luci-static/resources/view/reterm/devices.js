@@ -41,58 +41,58 @@
 
 function valid(fn) {
 	return function(sid, value) {
-		var err = fn.call(this, sid, value);
+		const err = fn.call(this, sid, value);
 		return (err == null) ? true : err;
 	};
 }
 
 /* a Map that turns the row fields into UCI changes once all parsed */
-var DevicesMap = form.Map.extend({
-	parse: function() {
-		var owner = this.owner;
+const DevicesMap = form.Map.extend({
+	parse() {
+		const owner = this.owner;
 
-		return this.super('parse', arguments).then(function() {
+		return this.super('parse', arguments).then(() => {
 			return owner.commit();
 		});
 	}
 });
 
 /* one row per merged host instead of per UCI section */
-var HostSection = form.TableSection.extend({
-	cfgsections: function() {
+const HostSection = form.TableSection.extend({
+	cfgsections() {
 		return this.map.owner.rowKeys();
 	}
 });
 
 return view.extend({
-	load: function() {
+	load() {
 		return Promise.all([
 			uci.load('reterm'),
-			devicelive.hosts().then(function(hosts) {
+			devicelive.hosts().then((hosts) => {
 				return { hosts: hosts };
-			}, function(e) {
+			}, (e) => {
 				return { error: e.message };
 			})
 		]);
 	},
 
-	rowKeys: function() {
-		var index = {};
+	rowKeys() {
+		const index = {};
 
 		this.rows = devices.merge(this.hosts, uci.sections('reterm', 'device'));
-		this.rows.forEach(function(r) { index[r.key] = r });
+		this.rows.forEach((r) => { index[r.key] = r });
 		this.rowIndex = index;
 
-		return this.rows.map(function(r) { return r.key });
+		return this.rows.map((r) => r.key);
 	},
 
-	row: function(key) {
+	row(key) {
 		return (this.rowIndex && this.rowIndex[key]) || null;
 	},
 
 	/* a field's current value; null when it is not shown for that row */
-	fieldValue: function(o, sid) {
-		var m = this.map;
+	fieldValue(o, sid) {
+		let m = this.map;
 
 		if (!m || !m.root || !m.findElement('id', o.cbid(sid)) || !o.isActive(sid))
 			return null;
@@ -101,16 +101,16 @@ return view.extend({
 	},
 
 	/* re-terminated now, as far as LuCI knows: has live numbers */
-	isLive: function(r) {
+	isLive(r) {
 		return r.section !== null && r.enabled && !this.removed[r.key];
 	},
 
 	/* the row edits of the form → UCI changes; called by the Map's parse */
-	commit: function() {
-		var self = this, rows = this.rows || [], edits = {};
+	commit() {
+		const self = this, rows = this.rows || [], edits = {};
 
-		rows.forEach(function(r) {
-			var en = self.fieldValue(self.fields.enabled, r.key),
+		rows.forEach((r) => {
+			const en = self.fieldValue(self.fields.enabled, r.key),
 			    choice = self.fieldValue(self.fields.ports, r.key),
 			    ports = (choice === 'custom') ? self.fieldValue(self.fields.custom, r.key) : choice;
 
@@ -118,18 +118,18 @@ return view.extend({
 				edits[r.key] = { enabled: (en === null) ? null : (en === '1'), ports: ports, remove: !!self.removed[r.key] };
 		});
 
-		var p = devices.plan(rows, edits);
+		const p = devices.plan(rows, edits);
 
 		if (p.error)
 			return Promise.reject(new TypeError(p.error));
 
-		p.ops.forEach(function(op) {
+		p.ops.forEach((op) => {
 			if (op.op === 'remove')
 				return uci.remove('reterm', op.section);
 
-			var sid = (op.op === 'add') ? uci.add('reterm', 'device') : op.section;
+			const sid = (op.op === 'add') ? uci.add('reterm', 'device') : op.section;
 
-			for (var k in op.values)
+			for (const k in op.values)
 				uci.set('reterm', sid, k, op.values[k]);
 		});
 
@@ -139,18 +139,18 @@ return view.extend({
 	},
 
 	/* is any row field marked invalid? */
-	formInvalid: function() {
-		var self = this;
+	formInvalid() {
+		const self = this;
 
-		return (this.rows || []).some(function(r) {
-			return [ self.fields.enabled, self.fields.ports, self.fields.custom ].some(function(o) {
+		return (this.rows || []).some((r) => {
+			return [ self.fields.enabled, self.fields.ports, self.fields.custom ].some((o) => {
 				return self.fieldValue(o, r.key) !== null && !o.isValid(r.key);
 			});
 		});
 	},
 
-	renderHost: function(r) {
-		var b = devices.badge(r.class), addrs = r.ipv4.concat(r.ipv6), tags = [];
+	renderHost(r) {
+		const b = devices.badge(r.class), addrs = r.ipv4.concat(r.ipv6), tags = [];
 
 		if (b)
 			tags.push(' ', E('span', { 'class': b.cls }, [ b.text ]));
@@ -167,15 +167,15 @@ return view.extend({
 		]));
 	},
 
-	renderAudit: function(r) {
-		var level = devices.auditLevel(r.audit), hint = devices.auditHint(r.audit);
+	renderAudit(r) {
+		const level = devices.auditLevel(r.audit), hint = devices.auditHint(r.audit);
 
 		return E('div', { 'class': 'reterm-hint' + (level ? ' reterm-hint-' + level : '') }, [
 			hint || (r.known ? _('No audit data yet.') : '')
 		]);
 	},
 
-	liveContent: function(r) {
+	liveContent(r) {
 		if (!this.isLive(r))
 			return [];
 
@@ -185,13 +185,13 @@ return view.extend({
 		if (!this.liveData)
 			return [ E('em', {}, [ _('waiting for data…') ]) ];
 
-		return devices.liveLines(this.liveData[r.mac] || null).map(function(l) {
+		return devices.liveLines(this.liveData[r.mac] || null).map((l) => {
 			return E('div', {}, [ l ]);
 		});
 	},
 
-	renderRemove: function(key) {
-		var r = this.row(key);
+	renderRemove(key) {
+		const r = this.row(key);
 
 		if (!r || r.section === null)
 			return [];
@@ -209,8 +209,8 @@ return view.extend({
 		}, [ _('Remove') ]) ];
 	},
 
-	toggleRemove: function(key) {
-		var node = this.map.findElement('id', 'reterm-remove-' + key);
+	toggleRemove(key) {
+		const node = this.map.findElement('id', 'reterm-remove-' + key);
 
 		this.removed[key] = !this.removed[key];
 
@@ -221,16 +221,16 @@ return view.extend({
 	},
 
 	/* notes above the table: global switch, ignored sections, empty list */
-	refreshNotes: function() {
-		var self = this, notes = [], rows = this.rows || [];
+	refreshNotes() {
+		const self = this, notes = [], rows = this.rows || [];
 
-		var mainOn = this.fieldValue(this.fields.main, 'main');
+		let mainOn = this.fieldValue(this.fields.main, 'main');
 
 		if (mainOn === null)
 			mainOn = uci.get('reterm', 'main', 'enabled');
 
-		var anyOn = rows.some(function(r) {
-			var v = self.fieldValue(self.fields.enabled, r.key);
+		const anyOn = rows.some((r) => {
+			const v = self.fieldValue(self.fields.enabled, r.key);
 			return !self.removed[r.key] && ((v === null) ? (r.section !== null && r.enabled) : (v === '1'));
 		});
 
@@ -241,7 +241,7 @@ return view.extend({
 					[ _('Switch re-termination on') ])
 			]));
 
-		devices.invalidSections(uci.sections('reterm', 'device')).forEach(function(s) {
+		devices.invalidSections(uci.sections('reterm', 'device')).forEach((s) => {
 			notes.push(E('div', { 'class': 'alert-message warning' }, [
 				_('The device section "%s" has no valid MAC address (%s) and is ignored. Fix or delete it in /etc/config/reterm.')
 					.format(s.section, s.mac || _('none'))
@@ -258,8 +258,8 @@ return view.extend({
 		this.ensurePoll();
 	},
 
-	handleMainOn: function() {
-		var node = this.map.findElement('id', this.fields.main.cbid('main'));
+	handleMainOn() {
+		const node = this.map.findElement('id', this.fields.main.cbid('main'));
 
 		if (node)
 			dom.callClassMethod(node, 'setValue', '1');
@@ -270,25 +270,25 @@ return view.extend({
 
 	/* ---- live numbers ---- */
 
-	pollLive: function() {
-		var self = this, live = (this.rows || []).filter(function(r) { return self.isLive(r) });
+	pollLive() {
+		const self = this, live = (this.rows || []).filter((r) => self.isLive(r));
 
 		if (!live.length)
 			return Promise.resolve();
 
-		return this.stats.fetch().then(function(st) {
+		return this.stats.fetch().then((st) => {
 			self.liveData = st;
 			self.liveError = null;
-		}, function(e) {
+		}, (e) => {
 			if (!self.liveError)
 				ui.addNotification(null, E('p', {}, [
 					_('Live numbers of the re-terminated devices are unavailable: %s. Retrying while this page is open.').format(e.message)
 				]), 'warning');
 
 			self.liveError = e.message;
-		}).then(function() {
-			live.forEach(function(r) {
-				var node = self.map.findElement('id', 'reterm-live-' + r.key);
+		}).then(() => {
+			live.forEach((r) => {
+				const node = self.map.findElement('id', 'reterm-live-' + r.key);
 
 				if (node)
 					dom.content(node, self.liveContent(r));
@@ -297,10 +297,10 @@ return view.extend({
 	},
 
 	/* poll while re-terminated devices are listed (only while this view is open) */
-	ensurePoll: function() {
-		var self = this;
+	ensurePoll() {
+		const self = this;
 
-		if (this.pollFn || !(this.rows || []).some(function(r) { return self.isLive(r) }))
+		if (this.pollFn || !(this.rows || []).some((r) => self.isLive(r)))
 			return;
 
 		this.pollFn = L.bind(this.pollLive, this);
@@ -309,14 +309,14 @@ return view.extend({
 
 	/* ---- errors ---- */
 
-	showHostsError: function() {
+	showHostsError() {
 		this.hostsNote = ui.addNotification(_('Cannot list the LAN devices'), [
 			E('p', {}, [ _('The router did not answer "reterm hosts": %s. Devices already configured are shown; the others appear once the list loads.').format(this.hostsError) ]),
 			E('button', { 'class': 'btn cbi-button cbi-button-action', 'click': ui.createHandlerFn(this, 'handleRetry') }, [ _('Retry') ])
 		], 'danger');
 	},
 
-	dropHostsError: function() {
+	dropHostsError() {
 		if (this.hostsNote && this.hostsNote.parentNode)
 			this.hostsNote.parentNode.removeChild(this.hostsNote);
 
@@ -324,18 +324,18 @@ return view.extend({
 	},
 
 	/* fetch the host list again and redraw the table (unsaved edits are redrawn from the saved state) */
-	handleRetry: function() {
-		var self = this;
+	handleRetry() {
+		const self = this;
 
-		return devicelive.hosts().then(function(hosts) {
+		return devicelive.hosts().then((hosts) => {
 			self.hosts = hosts;
 			self.hostsError = null;
 			self.dropHostsError();
 
-			return self.map.load().then(function() { return self.map.renderContents() }).then(function() {
+			return self.map.load().then(() => self.map.renderContents()).then(() => {
 				self.refreshNotes();
 			});
-		}, function(e) {
+		}, (e) => {
 			self.hostsError = e.message;
 			self.dropHostsError();
 			self.showHostsError();
@@ -344,28 +344,28 @@ return view.extend({
 
 	/* ---- page ---- */
 
-	handleSave: function(ev) {
-		var self = this;
+	handleSave(ev) {
+		const self = this;
 
-		return this.super('handleSave', [ ev ]).then(function(r) {
+		return this.super('handleSave', [ ev ]).then((r) => {
 			self.refreshNotes();
 			return r;
 		});
 	},
 
-	handleReset: function(ev) {
-		var self = this;
+	handleReset(ev) {
+		const self = this;
 
 		this.removed = {};
 
-		return Promise.resolve(this.super('handleReset', [ ev ])).then(function(r) {
+		return Promise.resolve(this.super('handleReset', [ ev ])).then((r) => {
 			self.refreshNotes();
 			return r;
 		});
 	},
 
-	render: function(data) {
-		var self = this, m, s, o, f = {};
+	render(data) {
+		let self = this, m, s, o, f = {};
 
 		this.hosts = data[1].hosts || [];
 		this.hostsError = data[1].error || null;
@@ -386,12 +386,12 @@ return view.extend({
 
 		/* a row field backed by the merged row instead of a UCI option */
 		function virtual(opt, get) {
-			opt.load = function(sid) {
-				var r = self.row(sid);
+			opt.load = (sid) => {
+				const r = self.row(sid);
 				return r ? get(r) : null;
 			};
-			opt.write = function() {};
-			opt.remove = function() {};
+			opt.write = () => {};
+			opt.remove = () => {};
 			return opt;
 		}
 
@@ -415,51 +415,51 @@ return view.extend({
 		s.addremove = false;
 
 		o = s.option(form.DummyValue, '_host', _('Device'));
-		o.renderWidget = function(sid) { return self.renderHost(self.row(sid)) };
+		o.renderWidget = (sid) => self.renderHost(self.row(sid));
 
 		o = s.option(form.DummyValue, '_audit', _('Window audit'));
-		o.renderWidget = function(sid) { return self.renderAudit(self.row(sid)) };
+		o.renderWidget = (sid) => self.renderAudit(self.row(sid));
 
 		o = f.enabled = virtual(s.option(form.Flag, 'enabled', _('Re-terminate')),
-			function(r) { return (r.section !== null && r.enabled) ? '1' : '0' });
+			(r) => (r.section !== null && r.enabled) ? '1' : '0');
 		o.onchange = refresh;
 
 		o = f.ports = virtual(s.option(form.ListValue, 'ports', _('Ports')),
-			function(r) { return devices.portsChoice(r.ports).choice });
+			(r) => devices.portsChoice(r.ports).choice);
 		o.value('all', _('All TCP ports'));
 		o.value('web', _('Web (80 and 443)'));
 		o.value('custom', _('Custom list…'));
 		o.depends('enabled', '1');
 
 		o = f.custom = virtual(s.option(form.Value, '_ports_custom', _('Custom ports')),
-			function(r) { return devices.portsChoice(r.ports).custom });
+			(r) => devices.portsChoice(r.ports).custom);
 		o.placeholder = '80 443 8080-8090';
 		o.rmempty = false;
 		o.depends({ enabled: '1', ports: 'custom' });
-		o.validate = valid(function(sid, v) { return devices.validatePorts(v) });
+		o.validate = valid((sid, v) => devices.validatePorts(v));
 
 		o = s.option(form.DummyValue, '_live', _('Live'));
-		o.renderWidget = function(sid) {
+		o.renderWidget = (sid) => {
 			return E('div', { 'class': 'reterm-live', 'id': 'reterm-live-' + sid }, self.liveContent(self.row(sid)));
 		};
 
 		o = s.option(form.DummyValue, '_remove', '');
-		o.renderWidget = function(sid) {
+		o.renderWidget = (sid) => {
 			return E('div', { 'id': 'reterm-remove-' + sid }, self.renderRemove(sid));
 		};
 
 		if (this.hostsError)
 			this.showHostsError();
 
-		return m.render().then(function(node) {
+		return m.render().then((node) => {
 			self.adder = deviceadd.create({
-				rows: function() { return self.rows },
-				invalid: function() { return self.formInvalid() },
-				save: function() { return self.map.save(null, true) },
-				saved: function() { self.refreshNotes() }
+				rows() { return self.rows },
+				invalid() { return self.formInvalid() },
+				save() { return self.map.save(null, true) },
+				saved() { self.refreshNotes() }
 			});
 
-			var page = E([ self.notesNode, node, self.adder.node ]);
+			const page = E([ self.notesNode, node, self.adder.node ]);
 
 			self.refreshNotes();
 
