@@ -110,6 +110,17 @@ for (let bad in [
 	c.ok(sprintf('raise: a run of raises is one decision %J', st.decisions), length(filter(st.decisions, (x) => x.dir == 'dl')) == 1);
 }
 
+// ---- raise through CAKE's own standing delay (lab finding) --------------
+// a loaded CAKE keeps ~5-10 ms of its own queue and the probes jitter by
+// a few ms: below the threshold that must not stop the climb
+{
+	let l = line(good, { cap: (d) => (d == 'dl' ? 60000 : 20000), load: (d, t) => d == 'dl' && t >= 5000,
+		late: (who, t) => (t >= 5000) ? 6 + ((t / 200) % 3) : 0 });
+
+	l.run(35000);
+	c.eq('standing delay under the threshold: dl still reaches its maximum', l.ctl.rate('dl'), 40000);
+}
+
 // ---- cut: the line drops below the rate; only the loaded direction ----
 {
 	let l = line(good, { cap: (d, t) => (d == 'dl' ? (t < 10000 ? 25000 : 8000) : 20000), load: (d) => d == 'dl' });

@@ -17,7 +17,9 @@
 //          other cut for CUT_HOLD_MS, no raise for RAISE_HOLD_MS, and the
 //          delta window starts again (a cut needs fresh evidence)
 //   raise  the direction carries at least RAISE_SHARE of its rate and
-//          no recent delta is above delay_ms / 2:
+//          at most RAISE_SPIKES recent delta is above delay_ms (CAKE's
+//          own queue and the probes' jitter keep a few ms anyway: the
+//          rate climbs until the delay reaches the threshold):
 //          rate = min(max, rate * RAISE_FACTOR) once a tick, only
 //          NEAR_FACTOR within NEAR_SHARE of the rate the last bloat came
 //          at (probe the edge gently, climb fast away from it)
@@ -45,7 +47,7 @@ import * as stats from 'reterm.monitor.stats';
 export const WINDOW = 6, BLOAT_OF = 3, STALE_MS = 2000, WINDOW_MS = 2000;
 export const CUT_SHARE = 0.15, CUT_FACTOR = 0.85, DRAIN_FACTOR = 0.5, DRAIN_OVER = 4,
 	DRAIN_MS = 3000, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500;
-export const RAISE_SHARE = 0.75, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.01, NEAR_SHARE = 0.9;
+export const RAISE_SHARE = 0.75, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.01, NEAR_SHARE = 0.9;
 export const IDLE_SHARE = 0.3, DECAY = 0.02;
 export const HEALTH_N = 10, LOST_OF = 5, SHUN_MS = 600000;
 export const JUDGE_MS = 1000, ERRATIC_OF = 4, STRIKE_MS = 20000;
@@ -289,7 +291,7 @@ export function create(set, now) {
 				}
 				else if (!stale && !high && share >= RAISE_SHARE &&
 				         (s.last_cut == null || t - s.last_cut >= RAISE_HOLD_MS) &&
-				         count(filter(window, (w) => t - w.t <= WINDOW_MS), (w) => w.delta > set.delay_ms / 2) == 0) {
+				         count(filter(window, (w) => t - w.t <= WINDOW_MS), (w) => w.delta > set.delay_ms) <= RAISE_SPIKES) {
 					let near = s.bloat_rate != null && s.rate >= NEAR_SHARE * s.bloat_rate && s.rate <= s.bloat_rate / NEAR_SHARE;
 
 					to = min(hi, int(s.rate * (near ? NEAR_FACTOR : RAISE_FACTOR) + 1));
