@@ -31,7 +31,7 @@ include ../../luci.mk
 
 else
 
-LAB_SCENARIOS ?= baseline proxy proxy-web hardening shaping sqm monitor
+LAB_SCENARIOS ?= baseline proxy proxy-web hardening shaping sqm monitor autorate
 OUT ?= dist
 
 .PHONY: test lab ipk apk deps clean

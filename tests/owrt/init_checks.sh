@@ -18,6 +18,8 @@
 #   init/fd-limit         maxconn 8192 under procd's default descriptor limit
 #   init/retermd-reload   a config change reloads retermd: a running test and
 #                         the live rings survive
+#   init/autorate         adaptive shaping's settings reach retermd through
+#                         the reload trigger: refused, on, off
 #   init/stop             nothing left behind
 
 osh() { owrt_sh "$@"; }
@@ -226,6 +228,31 @@ init_retermd_reload() {
 	osh "ubus call reterm monitor_status" | grep -q '"127.0.0.1"' || { echo "new reflector not in force"; return 1; }
 }
 check "init/retermd-reload: reterm and sqm changes reload retermd; the running test and the rings survive" init_retermd_reload
+
+# ---- adaptive shaping through procd's reload trigger ------------------------------
+# (the sandbox kernel has no CAKE: retermd holds its rates and says so)
+init_autorate() {
+	local st
+	osh "uci set sqm.test.enabled=1 && uci set sqm.test.download=18000 && uci set sqm.test.upload=4500 &&
+		uci set sqm.test.qdisc=cake && uci commit sqm &&
+		uci set reterm.test=autorate && uci set reterm.test.enabled=1 && uci set reterm.test.dl_min=50000 &&
+		uci commit reterm" || return 1
+	event reterm && triggers_idle
+	st=$(osh "ubus call reterm autorate_status")
+	grep -q '"enabled": false' <<<"$st" && grep -q 'minimum 50000 <= base 18000' <<<"$st" ||
+		{ echo "bad settings not refused with the reason: $st"; return 1; }
+	osh "ubus call reterm monitor_status" | grep -q '"autorate": "error"' || { echo "monitor_status does not say error"; return 1; }
+	osh "uci set reterm.test.dl_min=4000 && uci commit reterm" && event reterm && triggers_idle
+	st=$(osh "ubus call reterm autorate_status")
+	grep -q '"enabled": true' <<<"$st" && grep -q '"queue": "test"' <<<"$st" && grep -q '"rate_kbit": 18000' <<<"$st" &&
+		grep -q '"dl": false' <<<"$st" || { echo "autorate not on with sqm's rates, or CAKE not reported missing: $st"; return 1; }
+	osh "uci set reterm.test.enabled=0 && uci commit reterm" && event reterm && triggers_idle
+	st=$(osh "ubus call reterm autorate_status")
+	osh "uci delete reterm.test && uci commit reterm && uci set sqm.test.enabled=0 && uci commit sqm"
+	event reterm && event sqm && triggers_idle
+	grep -q '"enabled": false' <<<"$st" && ! grep -q 'minimum' <<<"$st" || { echo "not off: $st"; return 1; }
+}
+check "init/autorate: adaptive shaping follows /etc/config/reterm through procd's reload: bad settings refused with the reason, on with sqm's rates, off" init_autorate
 
 # ---- stop ------------------------------------------------------------------------
 init_stop() {

@@ -44,10 +44,10 @@
 
 import * as stats from 'reterm.monitor.stats';
 
-export const WINDOW = 6, BLOAT_OF = 3, STALE_MS = 2000, WINDOW_MS = 2000;
+export const WINDOW = 6, BLOAT_OF = 2, STALE_MS = 2000, WINDOW_MS = 2000;
 export const CUT_SHARE = 0.15, CUT_FACTOR = 0.85, DRAIN_FACTOR = 0.5, DRAIN_OVER = 4,
 	DRAIN_MS = 3000, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500;
-export const RAISE_SHARE = 0.75, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.01, NEAR_SHARE = 0.9;
+export const RAISE_SHARE = 0.75, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9;
 export const IDLE_SHARE = 0.3, DECAY = 0.02;
 export const HEALTH_N = 10, LOST_OF = 5, SHUN_MS = 600000;
 export const JUDGE_MS = 1000, ERRATIC_OF = 4, STRIKE_MS = 20000;
