@@ -154,6 +154,10 @@ c.eq('status: rates, queue, devices', [ st.enabled, st.queue, st.devices, st.rat
 	[ true, 'eth1', { dl: 'ifb4eth1', ul: 'eth1' }, w.bw.ifb4eth1 ]);
 c.ok('status: the raise is a decision with its wall time and reason', length(filter(st.decisions, (d) =>
 	d.dir == 'dl' && d.kind == 'raise' && d.time > 1718000000 && match(d.reason, /dl loaded/))) >= 1);
+let first = json(sprintf('%J', st.decisions));
+
+c.eq('status: asked again, the same decisions and times', m.autorate_status({}).decisions, first);
+c.ok(`status: a decision's time is when it was taken (${first[0]?.time})`, first[0]?.time >= 1718000120);
 c.eq('status: both reflectors used', map(st.reflectors, (r) => [ r.target, r.state ]),
 	[ [ '192.0.2.1', 'used' ], [ '192.0.2.2', 'used' ] ]);
 

@@ -105,16 +105,17 @@ export function create(env, a) {
 
 		status: function(now, wall) {
 			let st = ctl.status(now);
+			let epoch = (t) => (t != null) ? int((wall - (now - t)) / 1000) : null;
 
-			for (let x in st.decisions) {
-				x.time = int((wall - (now - x.t)) / 1000);
-				delete x.t;
+			// copies: the controller keeps its own records (mono ms)
+			st.decisions = map(st.decisions, (x) => {
+				let o = { ...x, time: epoch(x.t), time_end: epoch(x.t_end) };
 
-				if (x.t_end != null) {
-					x.time_end = int((wall - (now - x.t_end)) / 1000);
-					delete x.t_end;
-				}
-			}
+				delete o.t;
+				delete o.t_end;
+
+				return o;
+			});
 
 			return {
 				enabled: true,

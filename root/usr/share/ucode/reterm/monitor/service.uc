@@ -85,6 +85,11 @@ export function create(env, cfg) {
 
 	// every probe result: the live rows, adaptive shaping, the probe rate
 	function on_probe(r) {
+		// only the last PROBE_RATE_MS are kept (retermd may run for weeks
+		// with adaptive shaping and nobody asking for the rate)
+		while (length(probe_times) && r.t - probe_times[0] > PROBE_RATE_MS)
+			shift(probe_times);
+
 		push(probe_times, r.t);
 		live.on_probe(r);
 		auto?.probe(r);
@@ -181,21 +186,15 @@ export function create(env, cfg) {
 
 	// adaptive shaping on with cfg.autorate's settings, or off (sqm's
 	// rates back)
+	// (called at start and when cfg.autorate changed)
 	function autorate_follow() {
-		let want = cfg.autorate;
+		if (auto && !cfg.autorate)
+			auto.stop();
 
-		if (auto && (!want || sprintf('%J', want) != sprintf('%J', auto.config))) {
-			if (!want)
-				auto.stop();
+		auto = cfg.autorate ? autoshaper.create(env, cfg.autorate) : null;
 
-			auto = null;
-		}
-
-		if (want && !auto) {
-			auto = autoshaper.create(env, want);
-			auto.config = want;
+		if (auto)
 			wake();
-		}
 	}
 
 	tests = runner.create(env, cfg, {
