@@ -10,6 +10,10 @@ Schedules: steps 20 -> 8 -> 30 -> 12 Mbit/s, 30 s each; a random walk of
 5-40 Mbit/s in 1 s steps (at most 3 Mbit/s a step) for 120 s from seed 16.
 The upload line stays at 10 Mbit/s.  The path's RTT is 20 ms.
 
+The controller scans the first hops towards the far server (TTL 1, 2, ...)
+and probes the nearest one beyond the router, the `wan` namespace's
+198.51.100.1 at TTL 1, beside the configured reflectors (near_hops).
+
 Per run: added latency (pings from the client every 200 ms minus the idle
 RTT): mean and p95; utilisation: the bytes the client received (its
 interface counter, frames as netem counts them) / the bytes the schedule
@@ -147,6 +151,9 @@ def one(ucode, plan, variant, idle_ms):
         r["probes_per_s_loaded"] = c["probes_per_s"]
         r["decisions"] = len(c["autorate"]["decisions"])
         r["cuts"] = sum(1 for d in c["autorate"]["decisions"] if d.get("kind") == "cut")
+        # the reflectors the near-hop scan added (address, TTL)
+        r["near_hops"] = sorted("%s@%s" % (x["target"], x["hop"])
+                                for x in c["autorate"].get("reflectors", []) if x.get("hop") is not None)
         r["trace"] = c["trace"]
     return r
 

@@ -32,10 +32,11 @@ function settings(autorate) {
 }
 
 // a world whose CAKE holds per-device rates that tc changes move; sqm
-// "restarts" by setting them back; `gone` takes CAKE away (WAN down)
-function world(cfg) {
+// "restarts" by setting them back; `gone` takes CAKE away (WAN down);
+// path (ttl -> router address) gives it fping for the near-hop scan
+function world(cfg, path) {
 	let s = sim(), rate = { rx: 0, tx: 0 }, bytes = { rx: 0, tx: 0, t: 0 };
-	let bw = { ifb4eth1: 18000, eth1: 4500 }, changes = [], gone = false, rtt_add = 0;
+	let bw = { ifb4eth1: 18000, eth1: 4500 }, changes = [], gone = false, rtt_add = 0, echoes = [];
 
 	let env = {
 		clock: s.clock,
@@ -77,7 +78,16 @@ function world(cfg) {
 		policy: () => ({ test_servers: [], proxy_port: 15001 })
 	};
 
-	return { s, rate, bw, changes, env, svc: S.create(env, { ...cfg }), set_gone: (v) => (gone = v), set_rtt: (v) => (rtt_add = v) };
+	if (path)
+		env.ttl_probe = function(target, ttl, cb) {
+			push(echoes, [ s.now(), target, ttl ]);
+
+			let t = s.timer(1000, () => cb({ from: path['' + ttl], reached: false }));
+
+			return { kill: () => t.cancel() };
+		};
+
+	return { s, rate, bw, changes, env, echoes, svc: S.create(env, { ...cfg }), set_gone: (v) => (gone = v), set_rtt: (v) => (rtt_add = v) };
 }
 
 // ---- settings --------------------------------------------------------------------
@@ -222,6 +232,34 @@ w2.s.advance(2000);
 splice(w2.changes, 0, length(w2.changes));
 w2.svc.shutdown();
 c.eq('shutdown: sqm rates back', w2.changes, [ [ w2.s.now(), 'ifb4eth1', 18000 ], [ w2.s.now(), 'eth1', 4500 ] ]);
+
+// ---- near hops: scanned at start and every 10 min, probed beside the rest ----------
+
+let w3 = world(good, { '1': '192.168.100.1', '2': '198.51.100.1', '3': '198.51.100.9', '4': '203.0.113.1' });
+
+w3.s.advance(10000);
+c.eq('near hops: one scan of TTL 1..4 towards the first IPv4 reflector', map(w3.echoes, (x) => [ x[1], x[2] ]),
+	[ [ '192.0.2.1', 1 ], [ '192.0.2.1', 2 ], [ '192.0.2.1', 3 ], [ '192.0.2.1', 4 ] ]);
+c.eq('near hops: the first two beyond the modem probed first, the configured ones still', w3.env.prober.targets,
+	[ '198.51.100.1', '198.51.100.9', '192.0.2.1', '192.0.2.2' ]);
+
+let st3 = w3.svc.methods.autorate_status({});
+
+c.eq('near hops: autorate_status lists the scan', st3.hops, [ { ttl: 1, addr: '192.168.100.1', used: false },
+	{ ttl: 2, addr: '198.51.100.1', used: true }, { ttl: 3, addr: '198.51.100.9', used: true }, { ttl: 4, addr: '203.0.113.1', used: false } ]);
+c.eq('near hops: each reflector says where it came from', map(st3.reflectors, (r) => [ r.target, r.hop ]),
+	[ [ '192.0.2.1', null ], [ '192.0.2.2', null ], [ '198.51.100.1', 2 ], [ '198.51.100.9', 3 ] ]);
+c.ok(`near hops: the scan's wall time (${st3.scanned})`, st3.scanned >= 1718000000 && st3.scanned <= 1718000010);
+
+w3.s.advance(610000);
+c.eq('near hops: scanned again after 10 min', length(w3.echoes), 8);
+
+w3.svc.reconfigure(settings("config autorate 'eth1'
+	option enabled '0'
+"));
+c.eq('near hops: off -> only the configured reflectors probed', w3.env.prober.targets, [ '192.0.2.1', '192.0.2.2' ]);
+w3.s.advance(1300000);
+c.eq('near hops: off -> no more scans', length(w3.echoes), 8);
 
 fs.unlink(`${DIR}/sqm`);
 fs.unlink(`${DIR}/reterm`);

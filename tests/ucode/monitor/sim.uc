@@ -173,6 +173,7 @@ export function prober(s, rtt_fn) {
 			let my = ++gen, i = 0;
 
 			push(self.starts, interval);
+			self.targets = [ ...targets ];
 			timer?.cancel();
 
 			function tick() {

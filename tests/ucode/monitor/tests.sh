@@ -27,6 +27,7 @@
 
 MON=$HERE/monitor
 . "$MON/tls.sh"
+. "$MON/hops.sh"
 
 # kill_started <pidfile>: end a process this script started, by its pid
 kill_started() {
@@ -70,6 +71,7 @@ monitor_tests() {
 	fi
 
 	tls_test
+	hops_test
 
 	if ! command -v node >/dev/null 2>&1; then
 		skipped monitor/vectors "node not found"

@@ -36,6 +36,14 @@ function events(st) {
 	]);
 }
 
+// near hops (the scan's routers) are named as such
+function reflector(x) {
+	if (x.state !== 'used')
+		return _('%s (not used: %s)').format(x.target, x.why);
+
+	return (x.hop != null) ? _('%s (hop %d)').format(x.target, x.hop) : x.target;
+}
+
 function summary(st) {
 	const r = st.rates || {}, s = st.settings || {},
 	    one = (d, label) => _('%s %s (%s–%s, base %s)').format(label, kbitRate(r[d] && r[d].rate_kbit),
@@ -44,7 +52,7 @@ function summary(st) {
 	return [
 		one('dl', _('Download')), E('br'), one('ul', _('Upload')), E('br'),
 		_('%s probes/s; reflectors: %s').format(String(st.probes_per_s != null ? st.probes_per_s : '–'),
-			(st.reflectors || []).map((x) => (x.state === 'used') ? x.target : _('%s (not used: %s)').format(x.target, x.why)).join(', ') || '–')
+			(st.reflectors || []).map(reflector).join(', ') || '–')
 	];
 }
 

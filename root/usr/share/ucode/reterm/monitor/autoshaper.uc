@@ -10,16 +10,24 @@
 //     restarted (or the WAN came back) with its own -> ours again; no
 //     CAKE (sqm stopped, WAN down, the guided test's pause) -> hold
 //   - stop() (disabled, retermd stopping) puts sqm's own rates back
+//   - the first hops towards the far reflector are scanned at start and
+//     every hops.SCAN_MS (reterm.monitor.hops); near() lists the ones to
+//     probe beside the configured reflectors, hooks.retarget() is called
+//     when they changed
 
 'use strict';
 
 import * as autorate from 'reterm.monitor.autorate';
+import * as hops from 'reterm.monitor.hops';
 
-// env: { clock, qdisc, log }; a: cfg.autorate (see settings.load_autorate)
-export function create(env, a) {
+// env: { clock, qdisc, log, timer, ttl_probe (optional: no scan without
+// it) }; a: cfg.autorate (see settings.load_autorate); hooks: { target()
+// (the IPv4 reflector to scan towards, or null), retarget() }
+export function create(env, a, hooks) {
 	let ctl = autorate.create(a.settings, env.clock.mono());
 	let present = { dl: null, ul: null };	// CAKE seen at the last reading
 	let restored = false;
+	let near = [], found = [], scanned = null, scan = null, scan_timer = null;
 
 	function log(msg) {
 		env.log?.(msg);
@@ -31,6 +39,40 @@ export function create(env, a) {
 
 	for (let d in autorate.DIRS)
 		set(d, ctl.rate(d));
+
+	function rescan() {
+		let target = hooks?.target?.();
+
+		scan_timer = null;
+
+		if (!env.ttl_probe || !target)
+			return;
+
+		scan ??= hops.scanner(env);
+		scan.start(target, (list) => {
+			let next = hops.pick(list, target);
+
+			found = list;
+			scanned = env.clock.wall();
+			scan_timer = env.timer(hops.SCAN_MS, rescan);
+
+			if (sprintf('%J', next) != sprintf('%J', near)) {
+				near = next;
+				log(sprintf('autorate: near reflectors %s (first hops towards %s)',
+					length(near) ? join(' ', near) : 'none', target));
+				hooks?.retarget?.();
+			}
+		});
+	}
+
+	function close() {
+		scan?.stop();
+		scan_timer?.cancel();
+		scan_timer = null;
+		near = [];
+	}
+
+	scan_timer = env.timer?.(0, rescan);
 
 	log(sprintf('autorate on %s: dl %d..%d, ul %d..%d kbit/s', a.queue,
 		a.settings.dl_min, a.settings.dl_max, a.settings.ul_min, a.settings.ul_max));
@@ -89,8 +131,16 @@ export function create(env, a) {
 
 		rates: () => ({ rx: ctl.rate('dl') * 1000, tx: ctl.rate('ul') * 1000 }),
 
+		// the near hops to probe (addresses)
+		near: () => [ ...near ],
+
+		// no more scans (replaced by new settings)
+		close,
+
 		// sqm's own rates back on the qdiscs (disabled, retermd stops)
 		stop: function() {
+			close();
+
 			if (restored)
 				return;
 
@@ -117,9 +167,17 @@ export function create(env, a) {
 				return o;
 			});
 
+			for (let r in st.reflectors) {
+				let h = filter(found, (x) => x.addr == r.target)[0];
+
+				r.hop = (h && index(near, r.target) >= 0) ? h.ttl : null;	// null: a configured one
+			}
+
 			return {
 				enabled: true,
 				queue: a.queue,
+				hops: map(found, (h) => ({ ttl: h.ttl, addr: h.addr, used: index(near, h.addr) >= 0 })),
+				scanned: (scanned != null) ? int(scanned / 1000) : null,
 				devices: a.dev,
 				settings: a.settings,
 				...st,

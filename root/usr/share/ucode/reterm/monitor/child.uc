@@ -44,7 +44,8 @@ function free_fd(fs, from) {
 	return null;
 }
 
-// env: { uloop, socket, fs }; opts: { stdin: bool }
+// env: { uloop, socket, fs }; opts: { stdin: bool, stderr: bool (the
+// child's stderr into the pair too) }
 export function spawn(env, path, argv, opts) {
 	let fs = env.fs ?? require('fs'), socket = env.socket ?? require('socket');
 
@@ -56,7 +57,7 @@ export function spawn(env, path, argv, opts) {
 	if (!pair)
 		return null;
 
-	let fds = opts?.stdin ? [ 1, 0 ] : [ 1 ], saved = [];
+	let fds = [ 1, ...(opts?.stdin ? [ 0 ] : []), ...(opts?.stderr ? [ 2 ] : []) ], saved = [];
 
 	for (let fd in fds) {
 		let s = free_fd(fs, 10 + length(saved));

@@ -101,6 +101,13 @@ export function create(env, cfg) {
 		return int(length(probe_times) * 10000 / PROBE_RATE_MS) / 10.0;
 	}
 
+	// the configured reflectors, after adaptive shaping's near hops
+	function targets() {
+		let near = auto ? auto.near() : [];
+
+		return [ ...near, ...filter(cfg.reflectors, (t) => index(near, t) < 0) ];
+	}
+
 	function set_interval(ms) {
 		if (tests.running())
 			return;
@@ -113,7 +120,19 @@ export function create(env, cfg) {
 		if (ms == null)
 			env.prober.stop();
 		else
-			env.prober.start(cfg.reflectors, ms, timeout_ms, on_probe);
+			env.prober.start(targets(), ms, timeout_ms, on_probe);
+	}
+
+	// new targets: their baselines kept, the probing restarted on them
+	function retarget() {
+		live.keep_baselines(targets());
+
+		if (interval != null && !tests.running()) {
+			let ms = interval;
+
+			interval = null;
+			set_interval(ms);
+		}
 	}
 
 	function is_loaded(now) {
@@ -188,10 +207,20 @@ export function create(env, cfg) {
 	// rates back)
 	// (called at start and when cfg.autorate changed)
 	function autorate_follow() {
+		let had = auto != null && length(auto.near()) > 0;
+
+		auto?.close();
+
 		if (auto && !cfg.autorate)
 			auto.stop();
 
-		auto = cfg.autorate ? autoshaper.create(env, cfg.autorate) : null;
+		auto = cfg.autorate ? autoshaper.create(env, cfg.autorate, {
+			target: () => filter(cfg.reflectors, (t) => index(t, ':') < 0)[0],
+			retarget
+		}) : null;
+
+		if (had)
+			retarget();
 
 		if (auto)
 			wake();
@@ -260,17 +289,9 @@ export function create(env, cfg) {
 				live.reset_rates();
 			}
 
-			if (index(changed, 'reflectors') >= 0) {
-				live.keep_baselines(cfg.reflectors);
-
-				// restart the monitor's probing on the new targets
-				if (interval != null && !tests.running()) {
-					let ms = interval;
-
-					interval = null;
-					set_interval(ms);
-				}
-			}
+			// restart the monitor's probing on the new targets
+			if (index(changed, 'reflectors') >= 0)
+				retarget();
 
 			if (index(changed, 'cake') >= 0) {
 				live.reset_cake();

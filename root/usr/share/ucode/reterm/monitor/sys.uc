@@ -13,6 +13,7 @@ import * as load from 'reterm.monitor.load';
 import * as tlsload from 'reterm.monitor.tlsload';
 import * as qdisc from 'reterm.monitor.qdisc';
 import * as resolve from 'reterm.monitor.resolve';
+import { ttl_prober } from 'reterm.monitor.hops';
 import { RUN_MS } from 'reterm.monitor.pause';
 
 // what procd gives its services
@@ -101,6 +102,10 @@ export function env(opts) {
 
 		// `tc -s -j qdisc show` through one long-running tc
 		qdisc: qdisc.open(base),
+
+		// one echo with a TTL, for the near hops of adaptive shaping
+		// (raw ICMP socket, else fping; null without both)
+		ttl_probe: ttl_prober(base),
 
 		// names of test servers, in a child process (the loop runs on)
 		resolve: resolver,

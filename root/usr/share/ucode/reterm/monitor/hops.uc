@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Reflectors close to the bottleneck for adaptive shaping: the first
+// routers beyond ours on the way to a far reflector (the ISP's first
+// hops), found by a traceroute-like scan: one ICMP echo each with TTL
+// 1, 2, ... MAX_TTL; the router at that distance answers "time
+// exceeded" with its address.  Their replies cross the access line's
+// queues and nothing else, so they see the bloat the shaper can fix and
+// little of the Internet's own jitter.
+//
+//   let s = scanner(env);
+//   s.start('1.1.1.1', (hops) => ...);   // [ { ttl, addr } ] that answered
+//   s.stop();
+//
+// One echo at a time, GAP_MS apart (routers limit their ICMP errors, Linux
+// to about one a second), so a scan is at most MAX_TTL short fping runs;
+// retermd scans when adaptive shaping starts and every SCAN_MS.  pick()
+// keeps the addresses that can be beyond the access line: not private,
+// loopback or link-local (the modem of a double NAT answers first and
+// sees none of the line's queue).  The controller shuns a hop that does
+// not answer echo or answers late (reterm.monitor.autorate); the
+// configured reflectors stay in use beside them.
+//
+// env.ttl_probe(target, ttl, cb({ from, reached })) -> { kill() } | null:
+// one echo with that TTL; from = the router that answered "time
+// exceeded" (or null), reached = the target itself answered.  The real
+// ones: icmp_ttl() (a raw ICMP socket of ucode's socket module, no process)
+// and, without it, fping_ttl() (fping's output on a socketpair).  Targets
+// are IP literals only (reterm.monitor.args).
+
+'use strict';
+
+import * as child from 'reterm.monitor.child';
+import { ip } from 'reterm.monitor.args';
+import { fping_path } from 'reterm.monitor.fping';
+import { build_echo } from 'reterm.monitor.probe';
+
+const ICMP_ECHOREPLY = 0, ICMP_ECHO = 8, ICMP_TIME_EXCEEDED = 11, IPPROTO_ICMP = 1;
+
+export const MAX_TTL = 4, MAX_NEAR = 2, GAP_MS = 1200, WAIT_MS = 1000, SCAN_MS = 600000, RUN_MS = 4000;
+
+// "ICMP Time Exceeded from 198.51.100.1 for ICMP Echo sent to 1.1.1.1"
+// -> '198.51.100.1' (the first such line), else null
+export function parse_exceeded(text) {
+	let m = match(text ?? '', /ICMP Time Exceeded from ([0-9A-Fa-f.:]+) for ICMP Echo sent to/);
+
+	return m ? ip(m[1]) : null;
+}
+
+// fping's output for one echo -> { from, reached }
+export function parse_fping(text) {
+	let from = parse_exceeded(text);
+
+	return { from, reached: !from && match(text ?? '', / : \[0\], [0-9]+ bytes/) != null };
+}
+
+// A datagram of a raw IPv4 ICMP socket (IP header first) -> 'reached' (our
+// echo's reply), 'exceeded' (a router's time exceeded quoting our echo)
+// or null (anything else: other hosts' ICMP reaches raw sockets too)
+export function parse_icmp(data, id) {
+	let u = (i) => ord(data, i) ?? -1, u16 = (i) => (u(i) << 8) | u(i + 1);
+
+	if (length(data ?? '') < 28 || (u(0) >> 4) != 4)
+		return null;
+
+	let off = (u(0) & 15) * 4;
+
+	if (u(off) == ICMP_ECHOREPLY && length(data) >= off + 8)
+		return (u16(off + 4) == id) ? 'reached' : null;
+
+	if (u(off) != ICMP_TIME_EXCEEDED || length(data) < off + 8 + 20)
+		return null;
+
+	// the quoted header: IPv4, ICMP, then the first 8 bytes of our echo
+	let inner = off + 8, q = inner + (u(inner) & 15) * 4;
+
+	if ((u(inner) >> 4) != 4 || u(inner + 9) != IPPROTO_ICMP || length(data) < q + 8)
+		return null;
+
+	return (u(q) == ICMP_ECHO && u16(q + 4) == id) ? 'exceeded' : null;
+}
+
+// an address that can be on the ISP's side of the access line
+export function beyond(addr) {
+	let a = iptoarr(addr ?? '');
+
+	if (type(a) != 'array')
+		return false;
+
+	if (length(a) == 4)
+		return !(a[0] == 0 || a[0] == 10 || a[0] == 127 || (a[0] == 169 && a[1] == 254) ||
+			(a[0] == 172 && a[1] >= 16 && a[1] < 32) || (a[0] == 192 && a[1] == 168) || a[0] >= 224);
+
+	return !((a[0] & 0xfe) == 0xfc || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) || a[0] == 0xff ||
+		(a[0] == 0 && a[1] == 0));
+}
+
+// hops [ { ttl, addr } ] -> the first MAX_NEAR addresses beyond the line
+// (not the target itself, each once)
+export function pick(hops, target) {
+	let out = [];
+
+	for (let h in sort([ ...hops ], (x, y) => x.ttl - y.ttl))
+		if (length(out) < MAX_NEAR && h.addr != target && beyond(h.addr) && index(out, h.addr) < 0)
+			push(out, h.addr);
+
+	return out;
+}
+
+// env: { timer(ms, cb), ttl_probe }
+export function scanner(env) {
+	let job = null, timer = null, gen = 0;
+
+	function stop() {
+		gen++;
+		job?.kill();
+		timer?.cancel();
+		job = timer = null;
+	}
+
+	return {
+		// cb(hops) once, when the scan ended (also when nothing answered)
+		start: function(target, cb) {
+			stop();
+
+			let mine = gen, hops = [];
+
+			function step(ttl) {
+				timer = null;
+
+				if (mine != gen)
+					return;
+
+				if (ttl > MAX_TTL)
+					return cb(hops);
+
+				job = env.ttl_probe(target, ttl, (r) => {
+					if (mine != gen)
+						return;
+
+					job = null;
+
+					if (r?.from)
+						push(hops, { ttl, addr: r.from });
+
+					// the target itself answered: the path ends here
+					if (r?.reached)
+						return cb(hops);
+
+					timer = env.timer(GAP_MS, () => step(ttl + 1));
+				});
+
+				if (!job)
+					cb(hops);
+			}
+
+			step(1);
+		},
+
+		stop,
+		running: () => job != null || timer != null
+	};
+}
+
+// A ttl_probe on a raw ICMP socket (IPv4; root, as retermd runs): the
+// echo leaves with IP_TTL = ttl, the answer is read on the loop, WAIT_MS
+// at most.  Returns null without the socket module; the probe returns
+// null when no raw socket can be had.  base: { uloop, socket, rand }.
+export function icmp_ttl(base) {
+	let socket = base.socket;
+
+	if (!socket || socket.IP_TTL == null)
+		return null;
+
+	return function(target, ttl, cb) {
+		let a = ip(target);
+
+		if (!a || index(a, ':') >= 0)
+			return null;
+
+		let s = socket.create(socket.AF_INET, socket.SOCK_RAW | socket.SOCK_NONBLOCK | socket.SOCK_CLOEXEC, IPPROTO_ICMP);
+
+		if (!s)
+			return null;
+
+		let id = (base.rand?.() ?? 0x5254) & 0xffff, done = false, h = null, guard = null;
+
+		function end() {
+			done = true;
+			h?.delete();
+			guard?.cancel();
+			s.close();
+		}
+
+		function finish(r) {
+			if (!done) {
+				end();
+				cb(r);
+			}
+		}
+
+		h = base.uloop.handle(s, () => {
+			let m;
+
+			while (!done && (m = s.recvmsg(1500)) != null) {
+				let k = parse_icmp(m.data, id), from = ip(m.address?.address ?? '');
+
+				if (k == 'exceeded' && from)
+					finish({ from, reached: false });
+				else if (k == 'reached' && from == a)
+					finish({ from: null, reached: true });
+			}
+		}, base.uloop.ULOOP_READ);
+
+		if (!s.setopt(socket.IPPROTO_IP, socket.IP_TTL, ttl) || s.send(build_echo(false, id, ttl), 0, a) == null) {
+			end();
+			return null;
+		}
+
+		guard = base.uloop.timer(WAIT_MS, () => finish({ from: null, reached: false }));
+
+		return { kill: () => done || end() };
+	};
+}
+
+// The ttl_probe with fping: `fping -c 1 -t WAIT_MS -H <ttl> <target>`, its
+// stdout and stderr read from a socketpair (reterm.monitor.child), ended
+// after RUN_MS.  base: { uloop, socket, fs }.  Returns null without fping.
+export function fping_ttl(base) {
+	let path = base.socket ? fping_path(base.fs) : null;
+
+	if (!path)
+		return null;
+
+	return function(target, ttl, cb) {
+		if (!ip(target))
+			return null;
+
+		let out = '', done = false, c = null, guard = null;
+
+		function finish() {
+			if (done)
+				return;
+
+			done = true;
+			guard?.cancel();
+			c?.kill();
+			cb(parse_fping(out));
+		}
+
+		c = child.spawn(base, path, [ '-c', '1', '-t', '' + WAIT_MS, '-H', '' + ttl, ip(target) ], {
+			stderr: true,
+			readable: () => {
+				let b = c?.sock.recv(4096);
+
+				if (b == null || b == '')
+					return finish();
+
+				if (length(out) < 4096)
+					out += b;
+			}
+		});
+
+		if (!c)
+			return null;
+
+		guard = base.uloop.timer(RUN_MS, finish);
+
+		return { kill: () => { done = true; guard?.cancel(); c?.kill(); } };
+	};
+}
+
+// the ttl_probe retermd uses: the raw socket, else fping, else none
+export function ttl_prober(base) {
+	let raw = icmp_ttl(base), fp = fping_ttl(base);
+
+	if (!raw)
+		return fp;
+
+	return (target, ttl, cb) => raw(target, ttl, cb) ?? fp?.(target, ttl, cb);
+}
