@@ -63,15 +63,22 @@ ok()      { echo "ok - $1"; pass=$((pass + 1)); }
 notok()   { echo "not ok - $1"; fail=$((fail + 1)); }
 skipped() { echo "skip - $1 ($2)"; skip=$((skip + 1)); }
 
-# uc_test <test> <log> <ucode arguments...>: ok with the log's last line
+# uc_test <test> <log> <ucode arguments...>: ok with the log's last line;
+# a test file that hangs (a loop that never ends) fails after UC_TIMEOUT s
+UC_TIMEOUT=${UC_TIMEOUT:-120}
+
 uc_test() {
-	local name=$1 log=$2
+	local name=$1 log=$2 rc=0
 	shift 2
 	if [ -z "$UCODE" ]; then
 		skipped "$name" "ucode not found"
-	elif "$UCODE" "$@" >"$log" 2>&1; then
+		return
+	fi
+	timeout "$UC_TIMEOUT" "$UCODE" "$@" >"$log" 2>&1 || rc=$?
+	if [ $rc = 0 ]; then
 		ok "$name ($(tail -n1 "$log"))"
 	else
+		[ $rc = 124 ] && echo "timed out: still running after ${UC_TIMEOUT} s" >>"$log"
 		notok "$name"
 		sed 's/^/#   /' "$log"
 	fi

@@ -90,6 +90,11 @@ monitor_tests() {
 	elif ! command -v ubusd >/dev/null 2>&1; then why="ubusd not found"
 	elif ! command -v ubus >/dev/null 2>&1; then why="ubus CLI not found"
 	elif ! "$UCODE" -e 'require("ubus"); require("uloop"); require("socket")' >/dev/null 2>&1; then why="ucode ubus/uloop/socket modules not available"
+	elif ! command -v unshare >/dev/null 2>&1; then why="unshare not found"
+	else
+		mkdir -p "$TMP/ovl/u" "$TMP/ovl/w"
+		unshare -m --propagation private sh -c "mount -t overlay overlay -o lowerdir=/etc,upperdir=$TMP/ovl/u,workdir=$TMP/ovl/w /etc" \
+			>/dev/null 2>&1 || why="no overlay mount over /etc here (retermd would write this machine's /etc/reterm)"
 	fi
 
 	if [ -n "$why" ]; then
@@ -98,7 +103,7 @@ monitor_tests() {
 	fi
 
 	local d=$TMP/daemon sock=$TMP/daemon/ubus.sock rc=0
-	mkdir -p "$d/conf"
+	mkdir -p "$d/conf" "$d/up" "$d/work"
 	cat >"$d/conf/reterm" <<-EOF
 	config monitor 'monitor'
 		list reflector '127.0.0.1'
@@ -115,7 +120,12 @@ monitor_tests() {
 	ubusd -s "$sock" >/dev/null 2>&1 &
 	echo $! >"$d/ubusd.pid"
 	for i in 1 2 3 4 5 6 7 8 9 10; do [ -S "$sock" ] && break; sleep 0.1; done
-	RETERM_UBUS_SOCKET=$sock RETERM_UCI_CONFDIR=$d/conf \
+	# retermd keeps results at fixed paths (/etc/reterm, /var/run/reterm):
+	# in a mount namespace of its own they land in $d/up and a tmpfs,
+	# never on this machine
+	RETERM_UBUS_SOCKET=$sock RETERM_UCI_CONFDIR=$d/conf unshare -m --propagation private \
+		sh -c 'mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/up,workdir=$1/work" /etc &&
+		       mount -t tmpfs none "$(readlink -f /var/run)" && shift && exec "$@"' sh "$d" \
 		"$UCODE" -L "$MODS" "$ROOT/root/usr/sbin/retermd" >"$d/retermd.log" 2>&1 &
 	echo $! >"$d/retermd.pid"
 	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
@@ -162,10 +172,18 @@ assert all(x[c.index("sent")] >= 1 and x[c.index("lost")] == 0 for x in rows), r
 		ubus -s "$sock" call reterm.monitor results >"$d/results.json" &&
 		grep -q '"results"' "$d/results.json"
 	} >"$d/run.log" 2>&1 || rc=1
+	local pid
+	pid=$(cat "$d/retermd.pid")
 	kill_started "$d/retermd.pid"
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.25
+	done
+	# on SIGTERM the results go to "flash": the overlay, not this machine
+	[ -s "$d/up/reterm/results.json" ] || { echo "no results in the sandbox's /etc/reterm after SIGTERM" >>"$d/run.log"; rc=1; }
 	kill_started "$d/ubusd.pid"
 	if [ $rc = 0 ]; then
-		ok "monitor/daemon (retermd on a private ubusd: status, samples, argument errors, test targets, deferred reply, gap)"
+		ok "monitor/daemon (retermd on a private ubusd: status, samples, argument errors, test targets, deferred reply, gap, results on SIGTERM)"
 	else
 		notok monitor/daemon
 		sed 's/^/#   /' "$d/run.log" "$d/retermd.log" "$d"/*.json 2>/dev/null
