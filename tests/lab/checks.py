@@ -141,13 +141,12 @@ CHECKS = {
          and m["sampler_cake_rows_no_tc"] == 0),
     ],
     # issue 16's targets: mean added <= 15 ms, p95 <= 40 ms, utilisation
-    # >= 80 % on both schedules.  This TCG lab measured (2026-11-26) steps
-    # +10.2 ms / p95 21.7 / 0.77 and walk +13.7 / p95 40.7 / 0.74: the
-    # router's probes see ~8-12 ms of CAKE's own queue and emulation jitter
-    # under load, close to the 15 ms threshold, which holds the rate below
-    # the line.  The checks hold the steps at both latency targets and the
-    # walk and utilisation at lines this lab reaches with a margin; README
-    # "Adaptive shaping" says what is open
+    # >= 80 % on both schedules.  This TCG lab measured (2026-11-26, near
+    # hop in use) steps +10.6 ms / p95 25.4 / 0.79 and walk +13.9 / p95
+    # 44.2 / 0.80; runs move by a few ms and a few hundredths.  The checks
+    # hold the steps at both latency targets and the walk and utilisation
+    # at lines this lab reaches with a margin; README "Adaptive shaping"
+    # says what is open
     "autorate": [
         ("autorate, steps 20/8/30/12 Mbit/s: mean added latency <= 15 ms, p95 <= 40 ms",
          lambda m: m["added_ms_mean_steps_autorate"] <= 15 and m["added_ms_p95_steps_autorate"] <= 40),
