@@ -51,7 +51,7 @@ export const WINDOW = 6, BLOAT_OF = 2, STALE_MS = 2000, WINDOW_MS = 2000;
 export const CUT_SHARE = 0.15, CUT_FACTOR = 0.9, DRAIN_FACTOR = 0.5, DRAIN_OVER = 4,
 	DRAIN_MS = 3000, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500;
 export const RAISE_SHARE = 0.75, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9,
-	ACCEL_MS = 2000;
+	ACCEL_MS = 1000;
 export const IDLE_SHARE = 0.3, DECAY = 0.02;
 export const HEALTH_N = 10, LOST_OF = 5, SHUN_MS = 600000;
 export const JUDGE_MS = 1000, ERRATIC_OF = 4, STRIKE_MS = 20000;
@@ -286,13 +286,7 @@ export function create(set, now) {
 						let f = (worst > DRAIN_OVER * set.delay_ms) ? DRAIN_FACTOR : CUT_FACTOR;
 
 						to = max(lo, int(min(s.rate, kbit) * f));
-
-						// a second cut while the queue drains says little
-						// about the line (the rate was just cut): the
-						// first one's edge stays unless this one is higher
-						let again = s.last_cut != null && t - s.last_cut < DRAIN_MS;
-
-						s.bloat_rate = again ? max(s.bloat_rate, min(s.rate, kbit)) : min(s.rate, kbit);
+						s.bloat_rate = min(s.rate, kbit);
 						s.cut_delay = worst;
 						why = sprintf('delay +%s ms with %s at %d %% of its rate', worst, d, int(share * 100 + 0.5));
 						s.last_cut = t;
