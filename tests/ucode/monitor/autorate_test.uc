@@ -174,28 +174,6 @@ for (let bad in [
 	c.ok(`steps: p95 added delay ${sorted[int(length(sorted) * 0.95)]} ms <= 40`, sorted[int(length(sorted) * 0.95)] <= 40);
 }
 
-// ---- the edge of the last bloat is probed gently, then faster -----------
-// lab finding: a line that rose long after the last cut stayed in the
-// gentle +0.5 % steps for seconds (utilisation 0.69 on the random walk)
-{
-	let l = line(good, { cap: (d, t) => (d == 'dl' ? (t < 20000 ? 10000 : 30000) : 20000), load: (d) => d == 'dl' });
-
-	l.run(20000);
-	c.ok(`edge: sawing at the 10 Mbit/s line first (${l.ctl.rate('dl')})`, l.ctl.rate('dl') < 12000);
-
-	let reached = null;
-
-	for (let i = 0; i < 60 && reached == null; i++) {
-		l.run(200);
-
-		if (l.ctl.rate('dl') >= 27000)
-			reached = l.now() - 20000;
-	}
-
-	c.ok(`edge: the rate reaches 90 % of the risen line within 10 s (${reached} ms; the gentle step speeds up every ${A.ACCEL_MS} ms)`,
-		A.ACCEL_MS > 0 && reached != null && reached <= 10000);
-}
-
 // ---- a reflector that stops answering ----------------------------------
 {
 	let l = line(good, { cap: (d, t) => (d == 'dl' ? (t < 20000 ? 60000 : 10000) : 20000), load: (d) => d == 'dl',

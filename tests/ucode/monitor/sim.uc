@@ -44,9 +44,6 @@ export function checker(name) {
 		ok: function(what, cond) {
 			if (cond) {
 				passed++;
-
-				if (getenv('RETERM_TEST_VERBOSE'))
-					print(`ok - ${name}: ${what}\n`);
 			}
 			else {
 				failed++;

@@ -22,10 +22,7 @@
 //          rate climbs until the delay reaches the threshold):
 //          rate = min(max, rate * RAISE_FACTOR) once a tick, only
 //          NEAR_FACTOR within NEAR_SHARE of the rate the last bloat came
-//          at (probe the edge gently, climb fast away from it); the
-//          gentle step doubles every ACCEL_MS of an unbroken run of
-//          raises in that zone, up to RAISE_FACTOR (an edge that no longer bloats is
-//          old: the line has moved since)
+//          at (probe the edge gently, climb fast away from it)
 //   decay  the direction carries less than IDLE_SHARE: the rate moves
 //          DECAY of the way to base each tick
 //   hold   anything else, and whenever no probe answered for STALE_MS
@@ -48,10 +45,9 @@
 import * as stats from 'reterm.monitor.stats';
 
 export const WINDOW = 6, BLOAT_OF = 2, STALE_MS = 2000, WINDOW_MS = 2000;
-export const CUT_SHARE = 0.15, CUT_FACTOR = 0.9, DRAIN_FACTOR = 0.5, DRAIN_OVER = 4,
+export const CUT_SHARE = 0.15, CUT_FACTOR = 0.85, DRAIN_FACTOR = 0.5, DRAIN_OVER = 4,
 	DRAIN_MS = 3000, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500;
-export const RAISE_SHARE = 0.75, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9,
-	ACCEL_MS = 1000;
+export const RAISE_SHARE = 0.75, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9;
 export const IDLE_SHARE = 0.3, DECAY = 0.02;
 export const HEALTH_N = 10, LOST_OF = 5, SHUN_MS = 600000;
 export const JUDGE_MS = 1000, ERRATIC_OF = 4, STRIKE_MS = 20000;
@@ -297,14 +293,8 @@ export function create(set, now) {
 				         (s.last_cut == null || t - s.last_cut >= RAISE_HOLD_MS) &&
 				         count(filter(window, (w) => t - w.t <= WINDOW_MS), (w) => w.delta > set.delay_ms) <= RAISE_SPIKES) {
 					let near = s.bloat_rate != null && s.rate >= NEAR_SHARE * s.bloat_rate && s.rate <= s.bloat_rate / NEAR_SHARE;
-					let f = RAISE_FACTOR;
 
-					if (near) {
-						s.near_from ??= t;
-						f = min(RAISE_FACTOR, 1 + (NEAR_FACTOR - 1) * (1 << min(4, int((t - s.near_from) / ACCEL_MS))));
-					}
-
-					to = min(hi, int(s.rate * f + 1));
+					to = min(hi, int(s.rate * (near ? NEAR_FACTOR : RAISE_FACTOR) + 1));
 					why = sprintf('%s loaded (%d %%), delay low', d, int(share * 100 + 0.5));
 				}
 				else if (share < IDLE_SHARE && s.rate != base) {
@@ -315,10 +305,6 @@ export function create(set, now) {
 				}
 
 				to = min(hi, max(lo, to));
-
-				// the gentle steps speed up only over an unbroken run
-				if (why == null || kind(why) != 'raise')
-					s.near_from = null;
 
 				if (to != s.rate) {
 					push(changes, { dir: d, from: s.rate, to, reason: why });
