@@ -13,8 +13,8 @@
 //   s.stop();
 //
 // One echo at a time, GAP_MS apart (routers limit their ICMP errors, Linux
-// to about one a second), so a scan is at most MAX_TTL short fping runs;
-// retermd scans when adaptive shaping starts and every SCAN_MS.  pick()
+// to about one a second), so a scan is at most MAX_TTL echoes; retermd
+// scans when adaptive shaping starts and every SCAN_MS.  pick()
 // keeps the addresses that can be beyond the access line: not private,
 // loopback or link-local (the modem of a double NAT answers first and
 // sees none of the line's queue).  The controller shuns a hop that does
@@ -34,6 +34,7 @@ import * as child from 'reterm.monitor.child';
 import { ip } from 'reterm.monitor.args';
 import { fping_path } from 'reterm.monitor.fping';
 import { build_echo } from 'reterm.monitor.probe';
+import { classify } from 'reterm.monitor.target';
 
 const ICMP_ECHOREPLY = 0, ICMP_ECHO = 8, ICMP_TIME_EXCEEDED = 11, IPPROTO_ICMP = 1;
 
@@ -80,19 +81,16 @@ export function parse_icmp(data, id) {
 	return (u(q) == ICMP_ECHO && u16(q + 4) == id) ? 'exceeded' : null;
 }
 
+// what reterm.monitor.target calls not public but can still be the ISP's
+// side of the line: CGNAT is the ISP's own space; documentation and
+// benchmarking ranges are how labs and tests number a WAN
+const ISP_SIDE = [ 'shared address space (CGNAT)', 'documentation', 'benchmarking' ];
+
 // an address that can be on the ISP's side of the access line
 export function beyond(addr) {
-	let a = iptoarr(addr ?? '');
+	let why = classify(addr);
 
-	if (type(a) != 'array')
-		return false;
-
-	if (length(a) == 4)
-		return !(a[0] == 0 || a[0] == 10 || a[0] == 127 || (a[0] == 169 && a[1] == 254) ||
-			(a[0] == 172 && a[1] >= 16 && a[1] < 32) || (a[0] == 192 && a[1] == 168) || a[0] >= 224);
-
-	return !((a[0] & 0xfe) == 0xfc || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) || a[0] == 0xff ||
-		(a[0] == 0 && a[1] == 0));
+	return why == null || index(ISP_SIDE, why) >= 0;
 }
 
 // hops [ { ttl, addr } ] -> the first MAX_NEAR addresses beyond the line
