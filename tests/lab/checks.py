@@ -121,14 +121,20 @@ CHECKS = {
         ("HTTPS download load fills >= 90 % of the link (unshaped)",
          lambda m: m["load_share_download_unshaped_https"] >= 0.9
          and m["load_errors_unshaped_https"] == 0, "https_skipped"),
-        # the targets are A+ and >= 90 % upload load too: HTTPS uploads
-        # reach ~20 Mbit/s on a shaped loopback (ucode tier, tls-upload)
-        # but only a few Mbit/s in this emulated router (libustream-ssl
-        # stalls a socket-backed upload; see README "Test endpoints"), so
-        # the shaped HTTPS test is inconclusive here and the check holds
-        # the download direction at A or better
-        ("HTTPS with the Shaping settings: the download direction grades A or better",
-         lambda m: m["added_ms_download_shaped_https"] < 30, "https_skipped"),
+        # the targets are A+ and >= 90 % upload load too.  Since https-load
+        # sizes each upload body to a send buffer it enlarged (and no
+        # longer takes a server's wait for a stall) the HTTPS upload fills
+        # 0.93 of the link alone in this VM, but during the guided test
+        # the emulated router's CPU is saturated (the test's process tree
+        # and the Python HTTPS server share 2 emulated cores): measured
+        # 0.78 of the link unshaped, 0.86 of the shaper rate shaped
+        ("HTTPS upload load on its own (https-load, 4 streams) fills >= 90 % of the link",
+         lambda m: m["https_upload_alone_share"] >= 0.9, "https_skipped"),
+        ("HTTPS upload load fills >= 70 % of the link (unshaped; target 90 %, see README)",
+         lambda m: m["load_share_upload_unshaped_https"] >= 0.7, "https_skipped"),
+        ("HTTPS with the Shaping settings grades A or better, conclusively (both directions loaded)",
+         lambda m: m["grade_shaped_https"] in ("A+", "A") and m["inconclusive_shaped_https"] == 0,
+         "https_skipped"),
         ("HTTPS failure, wrong CA: tls_failed, the endpoint and the certificate named, no test",
          lambda m: m["fail_wrong_ca_code"] == "tls_failed" and m["fail_wrong_ca_named"] == 1
          and m["fail_wrong_ca_started"] == 0, "https_skipped"),

@@ -3,17 +3,21 @@ speed test): GET /__down?bytes=N serves N bytes (403 from 100 000 000 up,
 as the real one does), POST /__up reads the body (Content-Length or
 chunked) and answers 200.  Without a Referer header both answer 403 (the
 real endpoint wants one).  --status CODE answers every request with CODE
-(the lab's "throttled" case).
-usage: httpsd.py PORT CERT KEY [--status CODE]"""
+(the lab's "throttled" case).  --answer-delay MS waits that long after
+an upload's body before answering (a busy server: the client must not
+take the wait for a stalled upload).
+usage: httpsd.py PORT CERT KEY [--status CODE] [--answer-delay MS]"""
 import http.server
 import socket
 import ssl
 import sys
+import time
 import urllib.parse
 
 CHUNK = b"x" * 65536
 LIMIT = 100000000
 FORCED = None
+ANSWER_DELAY_S = 0
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -87,6 +91,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self._head(code, 0)
             return
         got = self._body()
+        time.sleep(ANSWER_DELAY_S)
         body = str(got).encode()
         self._head(200, len(body))
         self.wfile.write(body)
@@ -103,10 +108,12 @@ class Server(http.server.ThreadingHTTPServer):
 
 
 def main(argv):
-    global FORCED
+    global FORCED, ANSWER_DELAY_S
     port, cert, key = int(argv[1]), argv[2], argv[3]
-    if len(argv) > 5 and argv[4] == "--status":
-        FORCED = int(argv[5])
+    opts = dict(zip(argv[4::2], argv[5::2]))
+    if "--status" in opts:
+        FORCED = int(opts["--status"])
+    ANSWER_DELAY_S = int(opts.get("--answer-delay", "0")) / 1000.0
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
     srv = Server(("::", port), Handler)

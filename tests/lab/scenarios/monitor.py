@@ -4,8 +4,9 @@ without ubus) against the far server, without and with the Shaping
 settings, over plain HTTP (URLs given) and over HTTPS with the default
 settings (the built-in endpoint, whose name the lab's /etc/hosts points at
 the far server, and a CA made now); the HTTPS failure paths (wrong CA,
-endpoint down, 403); and the sampler's CPU at 5 probes/s.  Needs ucode
-(skipped without it, said so in the results); the HTTPS part needs
+endpoint down, 403); the HTTPS upload load on its own; and the sampler's
+CPU at 5 probes/s.  Needs ucode (skipped without it, said so in the
+results); the HTTPS part needs
 ucode-mod-uclient (said so in the results: https_skipped)."""
 import json
 import os
@@ -20,6 +21,7 @@ from scenarios.proxy import HTTPD
 
 MONITOR_TEST = os.path.join(ROOT, "usr", "libexec", "reterm", "monitor-test")
 HTTPSD = os.path.join(os.path.dirname(HTTPD), "httpsd.py")
+HTTPS_LOAD = os.path.join(ROOT, "usr", "libexec", "reterm", "https-load")
 GRADE_RANK = ["A+", "A", "B", "C", "D", "F"]
 ENDPOINT_HOST = "speed.cloudflare.com"
 TLS_DIR = "/tmp/reterm-lab-tls"
@@ -58,6 +60,29 @@ def httpsd(ca, *extra):
             return p
         time.sleep(0.2)
     return p
+
+
+def https_upload_alone(ucode):
+    """The HTTPS upload load on its own (https-load, 4 streams, 14 s, no
+    probes beside it): its share of the link from its own byte counter
+    between 4 s and its end, and its CPU (share of one core)."""
+    argv = [ucode, "-L", os.path.join(ROOT, "usr", "share", "ucode"), HTTPS_LOAD, "--dir", "up",
+            "--url", "https://%s/__up" % ENDPOINT_HOST, "--referer", "https://%s/" % ENDPOINT_HOST,
+            "--streams", 4, "--ca", TLS_DIR + "/lab-ca.pem", "--seconds", 14]
+    t0 = time.time()
+    p = sh.spawn(argv, ns="rtr")
+    rows = []
+    for line in p.stdout:
+        f = line.split()
+        if f and f[0] == "p" and len(f) == 7:
+            rows.append((time.time() - t0, int(f[1]), int(f[5])))
+    p.wait()
+    late = [r for r in rows if r[0] >= 4]
+    if len(late) < 2:
+        return {"https_upload_alone_share": 0}
+    bps = (late[-1][1] - late[0][1]) * 8 / (late[-1][0] - late[0][0])
+    return {"https_upload_alone_share": round(bps / (shaping.LINK_KBIT * 1000.0), 3),
+            "https_upload_alone_cpu_pct": round(rows[-1][2] / 10.0 / (time.time() - t0), 1)}
 
 
 def has_uclient(ucode):
@@ -130,6 +155,7 @@ def run():
             res["https_endpoint"] = (r["start"].get("endpoint") or {}).get("id")
             res["test_cpu_pct_https"] = r["cpu_pct"]
             res["test_rss_kb"] = r["rss_kb"]
+            res.update(https_upload_alone(ucode))
         shaping.apply_sqm(shaping.sqm_steps())
         kbit = str(shaping.SHAPE_KBIT)
         shaped = ["--shaper-down-kbit", kbit, "--shaper-up-kbit", kbit]

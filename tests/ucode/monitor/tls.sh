@@ -42,34 +42,42 @@ tlsca.make('$d', 'speed.test', tag='other')" ) || { notok "monitor/tls (openssl 
 	kill_started "$d/srv.pid"
 	kill_started "$d/srv403.pid"
 	tls_upload_test "$d"
+	tls_slow_answer_test "$d"
 }
 
-# monitor/tls-upload: an HTTPS upload keeps a 20 Mbit/s link busy.  In a
-# network namespace whose loopback is shaped by tbf, so the socket's send
-# buffer fills (what stops a libustream-ssl upload for good unless the
-# load starts a new connection, see https-load): the bytes loopback sent
-# in 6 s by one stream must be >= 80 % of what the rate allows.
+# An HTTPS upload for 6 s in a network namespace whose loopback is shaped
+# by tbf at 20 Mbit/s, so the socket's send buffer fills (what stops a
+# libustream-ssl upload for good unless the body fits, see https-load):
+# tls_upload STREAMS [httpsd.py options] -> the bytes loopback sent; the
+# load's last progress line in $d/up.out.  Exit 3: no tbf or namespace.
+tls_upload() {
+	local d=$1 streams=$2
+	shift 2
+	cat >"$d/up.sh" <<-'EOS'
+	ip link set lo up || exit 3
+	tc qdisc add dev lo root tbf rate 20mbit burst 200kb latency 100ms || exit 3
+	mount --bind "$D/hosts" /etc/hosts || exit 3
+	python3 "$ROOT/tests/lab/labkit/httpsd.py" 18445 "$D/lab-cert.pem" "$D/lab-key.pem" "$@" >"$D/srvup.log" 2>&1 &
+	sleep 1
+	a=$(awk '/lo:/ { print $10 }' /proc/net/dev)
+	"$UCODE" -L "$MODS" "$ROOT/root/usr/libexec/reterm/https-load" --dir up --streams "$STREAMS" --seconds 6 \
+		--url https://speed.test:18445/__up --ca "$D/lab-ca.pem" --referer https://speed.test/ >"$D/up.out"
+	b=$(awk '/lo:/ { print $10 }' /proc/net/dev)
+	kill $! 2>/dev/null
+	echo $((b - a))
+	EOS
+	D=$d ROOT=$ROOT UCODE=$UCODE MODS=$MODS STREAMS=$streams unshare -n -m sh "$d/up.sh" "$@" 2>"$d/up.err"
+}
+
+# monitor/tls-upload: one stream must send >= 80 % of what the rate allows.
 tls_upload_test() {
 	local d=$1
 	if ! command -v tc >/dev/null 2>&1; then
 		skipped monitor/tls-upload "tc not found"
 		return
 	fi
-	cat >"$d/up.sh" <<-'EOS'
-	ip link set lo up || exit 3
-	tc qdisc add dev lo root tbf rate 20mbit burst 200kb latency 100ms || exit 3
-	mount --bind "$D/hosts" /etc/hosts || exit 3
-	python3 "$ROOT/tests/lab/labkit/httpsd.py" 18445 "$D/lab-cert.pem" "$D/lab-key.pem" >"$D/srvup.log" 2>&1 &
-	sleep 1
-	a=$(awk '/lo:/ { print $10 }' /proc/net/dev)
-	"$UCODE" -L "$MODS" "$ROOT/root/usr/libexec/reterm/https-load" --dir up --streams 1 --seconds 6 \
-		--url https://speed.test:18445/__up --ca "$D/lab-ca.pem" --referer https://speed.test/ >"$D/up.out"
-	b=$(awk '/lo:/ { print $10 }' /proc/net/dev)
-	kill $! 2>/dev/null
-	echo $((b - a))
-	EOS
 	local sent
-	sent=$(D=$d ROOT=$ROOT UCODE=$UCODE MODS=$MODS unshare -n -m sh "$d/up.sh" 2>"$d/up.err")
+	sent=$(tls_upload "$d" 1)
 	case $? in
 	3) skipped monitor/tls-upload "no tbf qdisc or namespace here" ;;
 	0) if [ "${sent:-0}" -ge $((20000000 / 8 * 6 * 80 / 100)) ]; then
@@ -80,4 +88,29 @@ tls_upload_test() {
 	   fi ;;
 	*) notok "monitor/tls-upload (the namespace script failed)"; sed 's/^/#   /' "$d/up.err" ;;
 	esac
+}
+
+# monitor/tls-slow-answer: a server that answers 250 ms after each body
+# (a busy one) must not pass for a stalled upload: 4 streams keep their
+# bodies (half of the 1 MiB send buffer each connection gets: >= 256 KiB
+# a request on average, where a stall halves it down to 16 KiB) and the
+# link >= 60 % busy.
+tls_slow_answer_test() {
+	local d=$1 sent
+	command -v tc >/dev/null 2>&1 || { skipped monitor/tls-slow-answer "tc not found"; return; }
+	sent=$(tls_upload "$d" 4 --answer-delay 250)
+	case $? in
+	3) skipped monitor/tls-slow-answer "no tbf qdisc or namespace here"; return ;;
+	0) ;;
+	*) notok "monitor/tls-slow-answer (the namespace script failed)"; sed 's/^/#   /' "$d/up.err"; return ;;
+	esac
+	# p BYTES CONNECTED REQUESTS ERRORS CPU_MS HWM_KB
+	set -- $(grep '^p ' "$d/up.out" | tail -n 1)
+	local per=$(( $4 > 0 ? $2 / $4 : 0 ))
+	if [ "$per" -ge 262144 ] && [ "${sent:-0}" -ge $((20000000 / 8 * 6 * 60 / 100)) ]; then
+		ok "monitor/tls-slow-answer ($4 requests, $per bytes each, $((sent * 8 / 6 / 10000))0 kbit/s)"
+	else
+		notok "monitor/tls-slow-answer ($4 requests, $per bytes each on average, want >= 262144; ${sent:-0} bytes sent in 6 s, want >= 60 % of 20 Mbit/s)"
+		tail -n 3 "$d/up.out" "$d/up.err" | sed 's/^/#   /'
+	fi
 }
