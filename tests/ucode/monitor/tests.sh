@@ -20,7 +20,10 @@
 #                       too_soon) (root, ubusd, ubus, python3)
 #   monitor/tls         the HTTPS load and its checks against a local HTTPS
 #                       server and a throwaway CA (tests/ucode/monitor/tls.sh;
-#                       root, python3, openssl, ucode-mod-uclient)
+#                       root, python3, openssl, ucode-mod-uclient); with tc
+#                       also monitor/tls-upload (one stream fills a tbf-shaped
+#                       loopback) and monitor/tls-slow-answer (a server that
+#                       answers late is not taken for a stalled upload)
 #   monitor/vectors     tests/fixtures/grade-vectors.json is what
 #                       make-grade-vectors.mjs makes from today's grade.js
 #                       (node)
