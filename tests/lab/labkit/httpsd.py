@@ -18,6 +18,7 @@ CHUNK = b"x" * 65536
 LIMIT = 100000000
 FORCED = None
 ANSWER_DELAY_S = 0
+HANDSHAKE_S = 10
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -98,13 +99,31 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 class Server(http.server.ThreadingHTTPServer):
+    """Each connection's TLS handshake runs in its own thread (as a real
+    endpoint serves connections side by side): done in accept(), one
+    client that is slow to answer its handshake held up every other
+    connection's accept, so the lab's streams stalled behind it."""
     address_family = socket.AF_INET6
     daemon_threads = True
     request_queue_size = 256
+    context = None
 
     def server_bind(self):
         self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
         super().server_bind()
+
+    def finish_request(self, request, client_address):
+        request.settimeout(HANDSHAKE_S)
+        try:
+            conn = self.context.wrap_socket(request, server_side=True)
+        except (OSError, ssl.SSLError):
+            request.close()
+            return
+        conn.settimeout(None)
+        try:
+            super().finish_request(conn, client_address)
+        finally:
+            conn.close()  # the plain socket was handed to it (detached)
 
 
 def main(argv):
@@ -117,7 +136,7 @@ def main(argv):
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
     srv = Server(("::", port), Handler)
-    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    srv.context = ctx
     srv.serve_forever()
 
 

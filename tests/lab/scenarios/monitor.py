@@ -98,6 +98,8 @@ def keep(res, tag, r):
     res["added_ms_download" + tag] = t["download"]["added_ms"]
     res["added_ms_upload" + tag] = t["upload"]["added_ms"]
     res["inconclusive" + tag] = int(bool(t["inconclusive"]))
+    for d in ("download", "upload"):
+        res["inconclusive_%s%s" % (d, tag)] = int(bool(t[d]["inconclusive"]))
     res["load_share_download" + tag] = t["download"]["throughput_bps"] / (shaping.LINK_KBIT * 1000.0)
     res["load_share_upload" + tag] = t["upload"]["throughput_bps"] / (shaping.LINK_KBIT * 1000.0)
     res["load_errors" + tag] = len(t.get("errors") or [])

@@ -22,8 +22,10 @@
 #                       server and a throwaway CA (tests/ucode/monitor/tls.sh;
 #                       root, python3, openssl, ucode-mod-uclient); with tc
 #                       also monitor/tls-upload (one stream fills a tbf-shaped
-#                       loopback) and monitor/tls-slow-answer (a server that
-#                       answers late is not taken for a stalled upload)
+#                       loopback), monitor/tls-slow-answer (a server that
+#                       answers late is not taken for a stalled upload) and
+#                       monitor/tls-rcvbuf (download connections start with
+#                       the receive buffer the kernel's tuning may reach)
 #   monitor/vectors     tests/fixtures/grade-vectors.json is what
 #                       make-grade-vectors.mjs makes from today's grade.js
 #                       (node)

@@ -43,6 +43,7 @@ tlsca.make('$d', 'speed.test', tag='other')" ) || { notok "monitor/tls (openssl 
 	kill_started "$d/srv403.pid"
 	tls_upload_test "$d"
 	tls_slow_answer_test "$d"
+	tls_rcvbuf_test "$d"
 }
 
 # An HTTPS upload for 6 s in a network namespace whose loopback is shaped
@@ -112,5 +113,50 @@ tls_slow_answer_test() {
 	else
 		notok "monitor/tls-slow-answer ($4 requests, $per bytes each on average, want >= 262144; ${sent:-0} bytes sent in 6 s, want >= 60 % of 20 Mbit/s)"
 		tail -n 3 "$d/up.out" "$d/up.err" | sed 's/^/#   /'
+	fi
+}
+
+# monitor/tls-rcvbuf: a download connection starts with the receive buffer
+# the kernel's tuning may reach (https-load asks for half of tcp_rmem's
+# maximum, at most 2 MiB; the kernel doubles it), not the 128 KB that a
+# reader keeping pace with the line never grows (the lab's HTTPS download
+# then left the modem's buffer half empty).  2 streams through tbf at
+# 20 Mbit/s; the buffers as `ss -tm` shows them 2.5 s in.
+tls_rcvbuf_test() {
+	local d=$1 rbs want max
+	if ! command -v tc >/dev/null 2>&1 || ! command -v ss >/dev/null 2>&1; then
+		skipped monitor/tls-rcvbuf "tc or ss not found"
+		return
+	fi
+	cat >"$d/down.sh" <<-'EOS'
+	ip link set lo mtu 1500 up || exit 3
+	tc qdisc add dev lo root tbf rate 20mbit burst 32kb latency 300ms || exit 3
+	mount --bind "$D/hosts" /etc/hosts || exit 3
+	python3 "$ROOT/tests/lab/labkit/httpsd.py" 18446 "$D/lab-cert.pem" "$D/lab-key.pem" >"$D/srvdown.log" 2>&1 &
+	srv=$!
+	sleep 1
+	"$UCODE" -L "$MODS" "$ROOT/root/usr/libexec/reterm/https-load" --dir down --streams 2 --seconds 4 \
+		--url 'https://speed.test:18446/__down?bytes=25000000' --ca "$D/lab-ca.pem" --referer https://speed.test/ >"$D/down.out" &
+	sleep 2.5
+	ss -tmH state established '( dport = 18446 )' | grep -o 'rb[0-9]*' | tr -d rb
+	wait $!
+	kill $srv 2>/dev/null
+	EOS
+	rbs=$(D=$d ROOT=$ROOT UCODE=$UCODE MODS=$MODS unshare -n -m sh "$d/down.sh" 2>"$d/down.err")
+	case $? in
+	3) skipped monitor/tls-rcvbuf "no tbf qdisc or namespace here"; return ;;
+	0) ;;
+	*) notok "monitor/tls-rcvbuf (the namespace script failed)"; sed 's/^/#   /' "$d/down.err"; return ;;
+	esac
+	max=$(awk '{ print $3 }' /proc/sys/net/ipv4/tcp_rmem)
+	want=$(( max / 2 > 2097152 ? 2097152 : max / 2 ))
+	want=$(( want * 2 ))
+	set -- $rbs
+	rbs=$*
+	if [ $# -eq 2 ] && [ "$1" -ge "$want" ] && [ "$2" -ge "$want" ]; then
+		ok "monitor/tls-rcvbuf (2 connections, receive buffers $1 and $2 bytes)"
+	else
+		notok "monitor/tls-rcvbuf (receive buffers: ${rbs:-none} bytes; want 2 connections with >= $want)"
+		tail -n 3 "$d/down.out" "$d/down.err" | sed 's/^/#   /'
 	fi
 }
