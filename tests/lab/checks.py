@@ -115,7 +115,7 @@ CHECKS = {
         # (one slow handshake held up the other streams) and the download
         # connections kept their first 128 KB receive buffer (a reader
         # that only keeps pace never grows it: rwnd-limited, the modem
-        # buffer half empty).  Both fixed: D (+258 ms) in the first run;
+        # buffer half empty).  Both fixed: D (+258, +207 ms) in two runs;
         # the check stays at B until more runs show D holds
         ("HTTPS, default endpoint, no URL given: the test ran on it and unshaped it grades B or worse "
          "(target D or F, see README)",
