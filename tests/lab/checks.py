@@ -115,11 +115,11 @@ CHECKS = {
         # (one slow handshake held up the other streams) and the download
         # connections kept their first 128 KB receive buffer (a reader
         # that only keeps pace never grows it: rwnd-limited, the modem
-        # buffer half empty).  Both fixed: D (+258, +207 ms) in two runs;
-        # the check stays at B until more runs show D holds
-        ("HTTPS, default endpoint, no URL given: the test ran on it and unshaped it grades B or worse "
+        # buffer half empty).  Both fixed: D (+258, +207, +222 ms) in three
+        # runs, so C (60 ms) or worse holds with a margin; D starts at 200
+        ("HTTPS, default endpoint, no URL given: the test ran on it and unshaped it grades C or worse "
          "(target D or F, see README)",
-         lambda m: m["https_endpoint"] == "cloudflare" and m["grade_unshaped_https_rank"] >= 2,
+         lambda m: m["https_endpoint"] == "cloudflare" and m["grade_unshaped_https_rank"] >= 3,
          "https_skipped"),
         ("HTTPS download load fills >= 90 % of the link (unshaped)",
          lambda m: m["load_share_download_unshaped_https"] >= 0.9
