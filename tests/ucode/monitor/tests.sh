@@ -25,7 +25,9 @@
 #                       loopback), monitor/tls-slow-answer (a server that
 #                       answers late is not taken for a stalled upload) and
 #                       monitor/tls-rcvbuf (download connections start with
-#                       the receive buffer the kernel's tuning may reach)
+#                       the receive buffer the kernel's tuning may reach);
+#                       monitor/tls-silent-client (the lab's HTTPS server
+#                       answers beside a client that never handshakes)
 #   monitor/vectors     tests/fixtures/grade-vectors.json is what
 #                       make-grade-vectors.mjs makes from today's grade.js
 #                       (node)

@@ -16,7 +16,9 @@ tls_test() {
 		why="ucode-mod-uclient not found"
 	fi
 	if [ -n "$why" ]; then
-		skipped monitor/tls "$why"
+		for t in tls tls-upload tls-slow-answer tls-rcvbuf tls-silent-client; do
+			skipped "monitor/$t" "$why"
+		done
 		return
 	fi
 
@@ -44,30 +46,47 @@ tlsca.make('$d', 'speed.test', tag='other')" ) || { notok "monitor/tls (openssl 
 	tls_upload_test "$d"
 	tls_slow_answer_test "$d"
 	tls_rcvbuf_test "$d"
+	tls_silent_client_test "$d"
 }
 
-# An HTTPS upload for 6 s in a network namespace whose loopback is shaped
-# by tbf at 20 Mbit/s, so the socket's send buffer fills (what stops a
+# tls_ns DIR NAME [httpsd.py options] <BODY: the sh code on stdin run in a
+# network and mount namespace whose loopback is shaped by tbf at 20 Mbit/s
+# (so socket buffers fill), with /etc/hosts mapping speed.test there and
+# httpsd.py on port 18445 (BODY sees D ROOT UCODE MODS and what the caller
+# exported); BODY's output is the output, errors go to DIR/NAME.err.
+# Exit 3: no tbf or namespace.
+tls_ns() {
+	local d=$1 name=$2
+	shift 2
+	{
+		cat <<-'EOS'
+		ip link set lo up || exit 3
+		tc qdisc add dev lo root tbf rate 20mbit burst 200kb latency 100ms || exit 3
+		mount --bind "$D/hosts" /etc/hosts || exit 3
+		python3 "$ROOT/tests/lab/labkit/httpsd.py" 18445 "$D/lab-cert.pem" "$D/lab-key.pem" "$@" >"$D/srv-ns.log" 2>&1 &
+		srv=$!
+		sleep 1
+		EOS
+		cat
+		printf 'kill $srv 2>/dev/null\nexit 0\n'
+	} >"$d/$name.sh"
+	D=$d ROOT=$ROOT UCODE=$UCODE MODS=$MODS unshare -n -m sh "$d/$name.sh" "$@" 2>"$d/$name.err"
+}
+
+# An HTTPS upload for 6 s (the send buffer fills: what stops a
 # libustream-ssl upload for good unless the body fits, see https-load):
-# tls_upload STREAMS [httpsd.py options] -> the bytes loopback sent; the
-# load's last progress line in $d/up.out.  Exit 3: no tbf or namespace.
+# tls_upload DIR STREAMS [httpsd.py options] -> the bytes loopback sent;
+# the load's last progress line in DIR/up.out.  Exit 3: no tbf or namespace.
 tls_upload() {
 	local d=$1 streams=$2
 	shift 2
-	cat >"$d/up.sh" <<-'EOS'
-	ip link set lo up || exit 3
-	tc qdisc add dev lo root tbf rate 20mbit burst 200kb latency 100ms || exit 3
-	mount --bind "$D/hosts" /etc/hosts || exit 3
-	python3 "$ROOT/tests/lab/labkit/httpsd.py" 18445 "$D/lab-cert.pem" "$D/lab-key.pem" "$@" >"$D/srvup.log" 2>&1 &
-	sleep 1
+	STREAMS=$streams tls_ns "$d" up "$@" <<-'EOS'
 	a=$(awk '/lo:/ { print $10 }' /proc/net/dev)
 	"$UCODE" -L "$MODS" "$ROOT/root/usr/libexec/reterm/https-load" --dir up --streams "$STREAMS" --seconds 6 \
 		--url https://speed.test:18445/__up --ca "$D/lab-ca.pem" --referer https://speed.test/ >"$D/up.out"
 	b=$(awk '/lo:/ { print $10 }' /proc/net/dev)
-	kill $! 2>/dev/null
 	echo $((b - a))
 	EOS
-	D=$d ROOT=$ROOT UCODE=$UCODE MODS=$MODS STREAMS=$streams unshare -n -m sh "$d/up.sh" "$@" 2>"$d/up.err"
 }
 
 # monitor/tls-upload: one stream must send >= 80 % of what the rate allows.
@@ -121,28 +140,21 @@ tls_slow_answer_test() {
 # maximum, at most 2 MiB; the kernel doubles it), not the 128 KB that a
 # reader keeping pace with the line never grows (the lab's HTTPS download
 # then left the modem's buffer half empty).  2 streams through tbf at
-# 20 Mbit/s; the buffers as `ss -tm` shows them 2.5 s in.
+# 20 Mbit/s (tls_ns); the buffers as `ss -tm` shows them 2.5 s in.
 tls_rcvbuf_test() {
 	local d=$1 rbs want max
 	if ! command -v tc >/dev/null 2>&1 || ! command -v ss >/dev/null 2>&1; then
 		skipped monitor/tls-rcvbuf "tc or ss not found"
 		return
 	fi
-	cat >"$d/down.sh" <<-'EOS'
-	ip link set lo mtu 1500 up || exit 3
-	tc qdisc add dev lo root tbf rate 20mbit burst 32kb latency 300ms || exit 3
-	mount --bind "$D/hosts" /etc/hosts || exit 3
-	python3 "$ROOT/tests/lab/labkit/httpsd.py" 18446 "$D/lab-cert.pem" "$D/lab-key.pem" >"$D/srvdown.log" 2>&1 &
-	srv=$!
-	sleep 1
+	rbs=$(tls_ns "$d" down <<-'EOS'
 	"$UCODE" -L "$MODS" "$ROOT/root/usr/libexec/reterm/https-load" --dir down --streams 2 --seconds 4 \
-		--url 'https://speed.test:18446/__down?bytes=25000000' --ca "$D/lab-ca.pem" --referer https://speed.test/ >"$D/down.out" &
+		--url 'https://speed.test:18445/__down?bytes=25000000' --ca "$D/lab-ca.pem" --referer https://speed.test/ >"$D/down.out" &
 	sleep 2.5
-	ss -tmH state established '( dport = 18446 )' | grep -o 'rb[0-9]*' | tr -d rb
+	ss -tmH state established '( dport = 18445 )' | grep -o 'rb[0-9]*' | tr -d rb
 	wait $!
-	kill $srv 2>/dev/null
 	EOS
-	rbs=$(D=$d ROOT=$ROOT UCODE=$UCODE MODS=$MODS unshare -n -m sh "$d/down.sh" 2>"$d/down.err")
+	)
 	case $? in
 	3) skipped monitor/tls-rcvbuf "no tbf qdisc or namespace here"; return ;;
 	0) ;;
@@ -158,5 +170,34 @@ tls_rcvbuf_test() {
 	else
 		notok "monitor/tls-rcvbuf (receive buffers: ${rbs:-none} bytes; want 2 connections with >= $want)"
 		tail -n 3 "$d/down.out" "$d/down.err" | sed 's/^/#   /'
+	fi
+}
+
+# monitor/tls-silent-client: a client that connects and never starts its
+# TLS handshake must not hold up the next one (the lab's server did the
+# handshakes in its accept loop: one stalled handshake stalled every
+# stream behind it).  A check request (https-load --check) while such a
+# client waits must be answered.
+tls_silent_client_test() {
+	local d=$1 out
+	command -v tc >/dev/null 2>&1 || { skipped monitor/tls-silent-client "tc not found"; return; }
+	out=$(tls_ns "$d" silent <<-'EOS'
+	python3 -c 'import socket, time; s = socket.create_connection(("127.0.0.1", 18445)); time.sleep(8)' &
+	sleep 0.5
+	timeout 8 "$UCODE" -L "$MODS" "$ROOT/root/usr/libexec/reterm/https-load" --dir down --check --seconds 6 \
+		--url 'https://speed.test:18445/__down?bytes=1000' --ca "$D/lab-ca.pem" --referer https://speed.test/
+	echo "rc=$?"
+	kill $! 2>/dev/null
+	EOS
+	)
+	case $? in
+	3) skipped monitor/tls-silent-client "no tbf qdisc or namespace here"; return ;;
+	0) ;;
+	*) notok "monitor/tls-silent-client (the namespace script failed)"; sed 's/^/#   /' "$d/silent.err"; return ;;
+	esac
+	if printf '%s\n' "$out" | grep -q '^ok 200$'; then
+		ok "monitor/tls-silent-client (answered beside a client that never handshakes)"
+	else
+		notok "monitor/tls-silent-client (no answer while another client held its handshake: $(printf '%s\n' "$out" | grep -v '^p ' | tr '\n' ' '))"
 	fi
 }
