@@ -113,13 +113,21 @@ function recorder() {
 	const log = [];
 	let busy = 0, quiet = Date.now();
 	const add = (kind, text) => log.push({ kind: KNOWN.test(text) ? 'known' : kind, text });
-	const ended = () => { busy--; quiet = Date.now() };
+	const began = new Map(), ended = r => { busy--; quiet = Date.now(); began.delete(r) };
 	page.on('console', m => m.type() === 'error' && add('error', `console: ${m.text()} (${m.location().url || '?'})`));
 	page.on('pageerror', e => add('error', `pageerror: ${e.stack || e}`));
-	page.on('requestfailed', r => { ended(); add('error', `requestfailed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`) });
-	page.on('request', () => busy++);
+	const what = r => {	/* a ubus batch: its object.method names */
+		const calls = (() => { try { return [].concat(JSON.parse(r.postData() || '[]')) } catch (e) { return [] } })();
+		return calls.map(c => c?.params?.slice(1, 3).join('.')).filter(Boolean).join(' ');
+	};
+	page.on('requestfailed', r => {
+		const ms = Date.now() - began.get(r);
+		ended(r);
+		add('error', `requestfailed: ${r.method()} ${r.url()} ${what(r)} ${r.failure()?.errorText} after ${ms} ms`);
+	});
+	page.on('request', r => { busy++; began.set(r, Date.now()) });
 	page.on('requestfinished', async r => {
-		ended();
+		ended(r);
 		const res = await r.response(), status = res?.status() ?? 0;
 		if (status >= 400)
 			return add('error', `HTTP ${status}: ${r.method()} ${r.url()}`);
