@@ -168,8 +168,9 @@ CHECKS = {
         # measured 13.7 ms: emulation noise moves it by a few ms
         ("autorate, random walk 5-40 Mbit/s: mean added latency <= 20 ms (target 15), p95 <= 50 ms (target 40)",
          lambda m: m["added_ms_mean_walk_autorate"] <= 20 and m["added_ms_p95_walk_autorate"] <= 50),
-        ("autorate probes the near hop its scan found (the wan namespace's 198.51.100.1 at TTL 1) on both schedules",
-         lambda m: all(m["near_hops_%s_autorate" % n] == ["198.51.100.1@1"] for n in ("steps", "walk"))),
+        ("autorate probes the near hops its scans found (the wan namespace's 198.51.100.1 and 2001:db8:100::1 at TTL 1)"
+         " on both schedules",
+         lambda m: all(m["near_hops_%s_autorate" % n] == ["198.51.100.1@1", "2001:db8:100::1@1"] for n in ("steps", "walk"))),
         ("autorate uses >= 65 % of what the schedule allowed on both schedules (target 80 %)",
          lambda m: min(m["utilisation_steps_autorate"], m["utilisation_walk_autorate"]) >= 0.65),
         ("contrast: no shaping adds >= 100 ms, CAKE fixed at the base rate >= 100 ms, autorate <= 1/10 of fixed",

@@ -10,16 +10,19 @@ Schedules: steps 20 -> 8 -> 30 -> 12 Mbit/s, 30 s each; a random walk of
 5-40 Mbit/s in 1 s steps (at most 3 Mbit/s a step) for 120 s from seed 16.
 The upload line stays at 10 Mbit/s.  The path's RTT is 20 ms.
 
-The controller scans the first hops towards the far server (TTL 1, 2, ...)
-and probes the nearest one beyond the router, the `wan` namespace's
-198.51.100.1 at TTL 1, beside the configured reflectors (near_hops).
+The controller scans the first hops towards the far server in both
+families (TTL / hop limit 1, 2, ...) and probes the nearest ones beyond
+the router, the `wan` namespace's 198.51.100.1 and 2001:db8:100::1 at
+hop 1, beside the configured reflectors (near_hops).
 
 Per run: added latency (pings from the client every 200 ms minus the idle
 RTT): mean and p95; utilisation: the bytes the client received (its
 interface counter, frames as netem counts them) / the bytes the schedule
 allowed over the same seconds.  For autorate also the controller's CPU (time in its
 calls, % of one core), the probe rate loaded (its last 10 s) and idle (a
-quiet run before)."""
+quiet run before), and ul_rate_share: the upload shaper's mean rate over
+the measured seconds / its maximum (the upload line never moves: a cut
+there is a delay misattributed to it)."""
 import json
 import os
 import random
@@ -155,6 +158,10 @@ def one(ucode, plan, variant, idle_ms):
         r["near_hops"] = sorted("%s@%s" % (x["target"], x["hop"])
                                 for x in c["autorate"].get("reflectors", []) if x.get("hop") is not None)
         r["trace"] = c["trace"]
+        # the upload's shaper rate (its line is steady, only the download
+        # moves): mean over the measured seconds, as a share of its maximum
+        ul = [row[4] for row in c["trace"] if row[4] and t0 <= row[0] <= t1]
+        r["ul_rate_share"] = round(statistics.mean(ul) / (UL[2] * 1000.0), 3) if ul else None
     return r
 
 

@@ -82,7 +82,8 @@ function world(cfg, path) {
 		env.ttl_probe = function(target, ttl, cb) {
 			push(echoes, [ s.now(), target, ttl ]);
 
-			let t = s.timer(1000, () => cb({ from: path['' + ttl], reached: false }));
+			let from = (type(path) == 'function') ? path(target, ttl) : path['' + ttl];
+			let t = s.timer(1000, () => cb({ from, reached: false }));
 
 			return { kill: () => t.cancel() };
 		};
@@ -260,6 +261,23 @@ w3.svc.reconfigure(settings("config autorate 'eth1'
 c.eq('near hops: off -> only the configured reflectors probed', w3.env.prober.targets, [ '192.0.2.1', '192.0.2.2' ]);
 w3.s.advance(1300000);
 c.eq('near hops: off -> no more scans', length(w3.echoes), 8);
+
+// ---- near hops over IPv6: the first IPv6 reflector's path scanned after the IPv4 one ----
+
+let w5 = world({ ...good, reflectors: [ '192.0.2.1', '2001:db8:53::1', '2001:db8:54::1' ] }, (target, ttl) =>
+	(index(target, ':') >= 0) ? [ null, 'fe80::1', '2001:db8:100::1', '2001:db8:200::1', null ][ttl] :
+	[ null, '192.168.100.1', '198.51.100.1', null, null ][ttl]);
+
+w5.s.advance(25000);
+c.eq('near hops IPv6: TTL 1..4 towards the IPv4 reflector, then towards the first IPv6 one',
+	map(w5.echoes, (x) => [ x[1], x[2] ]), [ [ '192.0.2.1', 1 ], [ '192.0.2.1', 2 ], [ '192.0.2.1', 3 ], [ '192.0.2.1', 4 ],
+	[ '2001:db8:53::1', 1 ], [ '2001:db8:53::1', 2 ], [ '2001:db8:53::1', 3 ], [ '2001:db8:53::1', 4 ] ]);
+c.eq('near hops IPv6: beyond the line in both families (not the link-local one)', w5.env.prober.targets,
+	[ '198.51.100.1', '2001:db8:100::1', '2001:db8:200::1', '192.0.2.1', '2001:db8:53::1', '2001:db8:54::1' ]);
+c.eq('near hops IPv6: autorate_status lists both scans', map(w5.svc.methods.autorate_status({}).hops, (h) => [ h.ttl, h.addr, h.used ]),
+	[ [ 1, '192.168.100.1', false ], [ 2, '198.51.100.1', true ], [ 1, 'fe80::1', false ], [ 2, '2001:db8:100::1', true ],
+	  [ 3, '2001:db8:200::1', true ] ]);
+w5.svc.shutdown();
 
 fs.unlink(`${DIR}/sqm`);
 fs.unlink(`${DIR}/reterm`);

@@ -48,6 +48,21 @@ c.eq('icmp: someone else\'s reply', H.parse_icmp(bytes([ ...IP, 0, 0, 0, 0, 0x99
 c.eq('icmp: IPv6 bytes', H.parse_icmp(bytes([ 0x60, ...slice(IP, 1), 11, 0, 0, 0, 0, 0, 0, 0 ]), 0x1234), null);
 c.eq('icmp: nothing', H.parse_icmp(null, 1), null);
 
+// ---- raw ICMPv6 datagrams (no IP header) --------------------------------------
+const IP6 = [ 0x60, 0, 0, 0, 0, 16, 58, 1, ...map(split(sprintf("%32s", ""), ""), (x, i) => (i < 16) ? 0x20 : 0x30) ];
+let exceeded6 = (id, next, type) => bytes([ 3, 0, 0, 0, 0, 0, 0, 0, ...map(IP6, (b, i) => (i == 6) ? next : b),
+	type, 0, 0, 0, id >> 8, id & 255, 0, 1 ]);
+
+c.eq('icmp6: time exceeded quoting our echo', H.parse_icmp6(exceeded6(0x1234, 58, 128), 0x1234), 'exceeded');
+c.eq('icmp6: time exceeded for another id', H.parse_icmp6(exceeded6(0x1235, 58, 128), 0x1234), null);
+c.eq('icmp6: time exceeded quoting UDP', H.parse_icmp6(exceeded6(0x1234, 17, 128), 0x1234), null);
+c.eq('icmp6: time exceeded quoting a reply', H.parse_icmp6(exceeded6(0x1234, 58, 129), 0x1234), null);
+c.eq('icmp6: cut short', H.parse_icmp6(substr(exceeded6(0x1234, 58, 128), 0, 50), 0x1234), null);
+c.eq('icmp6: our echo answered', H.parse_icmp6(bytes([ 129, 0, 0, 0, 0x12, 0x34, 0, 1, 1, 2 ]), 0x1234), 'reached');
+c.eq('icmp6: someone else\'s reply', H.parse_icmp6(bytes([ 129, 0, 0, 0, 0x99, 0x34, 0, 1 ]), 0x1234), null);
+c.eq('icmp6: an IPv4 time exceeded', H.parse_icmp6(exceeded(0x1234, 1, 8), 0x1234), null);
+c.eq('icmp6: nothing', H.parse_icmp6(null, 1), null);
+
 // ---- beyond the access line? ---------------------------------------------
 for (let x in [
 	[ '198.51.100.1', true ], [ '100.64.0.1', true ], [ '8.8.8.8', true ], [ '172.32.0.1', true ],

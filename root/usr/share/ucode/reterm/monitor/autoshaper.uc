@@ -10,10 +10,10 @@
 //     restarted (or the WAN came back) with its own -> ours again; no
 //     CAKE (sqm stopped, WAN down, the guided test's pause) -> hold
 //   - stop() (disabled, retermd stopping) puts sqm's own rates back
-//   - the first hops towards the far reflector are scanned at start and
-//     every hops.SCAN_MS (reterm.monitor.hops); near() lists the ones to
-//     probe beside the configured reflectors, hooks.retarget() is called
-//     when they changed
+//   - the first hops towards the first IPv4 and the first IPv6 reflector
+//     are scanned at start and every hops.SCAN_MS (reterm.monitor.hops);
+//     near() lists the ones to probe beside the configured reflectors,
+//     hooks.retarget() is called when they changed
 
 'use strict';
 
@@ -21,8 +21,9 @@ import * as autorate from 'reterm.monitor.autorate';
 import * as hops from 'reterm.monitor.hops';
 
 // env: { clock, qdisc, log, timer, ttl_probe (optional: no scan without
-// it) }; a: cfg.autorate (see settings.load_autorate); hooks: { target()
-// (the IPv4 reflector to scan towards, or null), retarget() }
+// it) }; a: cfg.autorate (see settings.load_autorate); hooks: { targets()
+// (the reflectors to scan towards: the first IPv4 and the first IPv6 one,
+// each scanned in turn), retarget() }
 export function create(env, a, hooks) {
 	let ctl = autorate.create(a.settings, env.clock.mono());
 	let present = { dl: null, ul: null };	// CAKE seen at the last reading
@@ -41,28 +42,40 @@ export function create(env, a, hooks) {
 		set(d, ctl.rate(d));
 
 	function rescan() {
-		let target = hooks?.target?.();
+		let targets = hooks?.targets?.() ?? [], all = [], next = [];
 
 		scan_timer = null;
 
-		if (!env.ttl_probe || !target)
+		if (!env.ttl_probe || !length(targets))
 			return;
 
-		scan ??= hops.scanner(env);
-		scan.start(target, (list) => {
-			let next = hops.pick(list, target);
-
-			found = list;
+		function done() {
+			found = all;
 			scanned = env.clock.wall();
 			scan_timer = env.timer(hops.SCAN_MS, rescan);
 
 			if (sprintf('%J', next) != sprintf('%J', near)) {
 				near = next;
 				log(sprintf('autorate: near reflectors %s (first hops towards %s)',
-					length(near) ? join(' ', near) : 'none', target));
+					length(near) ? join(' ', near) : 'none', join(' ', targets)));
 				hooks?.retarget?.();
 			}
-		});
+		}
+
+		// one family after the other (one echo at a time)
+		function one(i) {
+			if (i >= length(targets))
+				return done();
+
+			scan.start(targets[i], (list) => {
+				push(all, ...list);
+				push(next, ...hops.pick(list, targets[i]));
+				one(i + 1);
+			});
+		}
+
+		scan ??= hops.scanner(env);
+		one(0);
 	}
 
 	function close() {

@@ -37,6 +37,7 @@ import { build_echo } from 'reterm.monitor.probe';
 import { classify } from 'reterm.monitor.target';
 
 const ICMP_ECHOREPLY = 0, ICMP_ECHO = 8, ICMP_TIME_EXCEEDED = 11, IPPROTO_ICMP = 1;
+const ICMP6_ECHO = 128, ICMP6_ECHOREPLY = 129, ICMP6_TIME_EXCEEDED = 3, IPPROTO_ICMPV6 = 58;
 
 export const MAX_TTL = 4, MAX_NEAR = 2, GAP_MS = 1200, WAIT_MS = 1000, SCAN_MS = 600000, RUN_MS = 4000;
 
@@ -91,6 +92,24 @@ export function beyond(addr) {
 	let why = classify(addr);
 
 	return why == null || index(ISP_SIDE, why) >= 0;
+}
+
+// A datagram of a raw ICMPv6 socket (no IP header: the kernel strips it)
+// -> 'reached', 'exceeded' or null, as parse_icmp; a time exceeded quotes
+// the IPv6 header (40 bytes, next header ICMPv6) and then our echo
+export function parse_icmp6(data, id) {
+	let u = (i) => ord(data, i) ?? -1, u16 = (i) => (u(i) << 8) | u(i + 1);
+
+	if (length(data ?? '') < 8)
+		return null;
+
+	if (u(0) == ICMP6_ECHOREPLY)
+		return (u16(4) == id) ? 'reached' : null;
+
+	if (u(0) != ICMP6_TIME_EXCEEDED || length(data) < 8 + 40 + 8 || (u(8) >> 4) != 6 || u(14) != IPPROTO_ICMPV6)
+		return null;
+
+	return (u(48) == ICMP6_ECHO && u16(52) == id) ? 'exceeded' : null;
 }
 
 // hops [ { ttl, addr } ] -> the first MAX_NEAR addresses beyond the line
@@ -160,9 +179,9 @@ export function scanner(env) {
 	};
 }
 
-// A ttl_probe on a raw ICMP socket (IPv4; root, as retermd runs): the
-// echo leaves with IP_TTL = ttl, the answer is read on the loop, WAIT_MS
-// at most.  Returns null without the socket module; the probe returns
+// A ttl_probe on a raw ICMP socket (root, as retermd runs): the echo
+// leaves with IP_TTL (IPv6: IPV6_UNICAST_HOPS) = ttl, the answer is read
+// on the loop, WAIT_MS at most.  Returns null without the socket module; the probe returns
 // null when no raw socket can be had.  base: { uloop, socket, rand }.
 export function icmp_ttl(base) {
 	let socket = base.socket;
@@ -171,12 +190,13 @@ export function icmp_ttl(base) {
 		return null;
 
 	return function(target, ttl, cb) {
-		let a = ip(target);
+		let a = ip(target), v6 = index(a ?? '', ':') >= 0;
 
-		if (!a || index(a, ':') >= 0)
+		if (!a || (v6 && socket.IPV6_UNICAST_HOPS == null))
 			return null;
 
-		let s = socket.create(socket.AF_INET, socket.SOCK_RAW | socket.SOCK_NONBLOCK | socket.SOCK_CLOEXEC, IPPROTO_ICMP);
+		let s = socket.create(v6 ? socket.AF_INET6 : socket.AF_INET, socket.SOCK_RAW | socket.SOCK_NONBLOCK | socket.SOCK_CLOEXEC,
+			v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP);
 
 		if (!s)
 			return null;
@@ -201,7 +221,7 @@ export function icmp_ttl(base) {
 			let m;
 
 			while (!done && (m = s.recvmsg(1500)) != null) {
-				let k = parse_icmp(m.data, id), from = ip(m.address?.address ?? '');
+				let k = (v6 ? parse_icmp6 : parse_icmp)(m.data, id), from = ip(m.address?.address ?? '');
 
 				if (k == 'exceeded' && from)
 					finish({ from, reached: false });
@@ -210,7 +230,9 @@ export function icmp_ttl(base) {
 			}
 		}, base.uloop.ULOOP_READ);
 
-		if (!s.setopt(socket.IPPROTO_IP, socket.IP_TTL, ttl) || s.send(build_echo(false, id, ttl), 0, a) == null) {
+		let hops = v6 ? s.setopt(socket.IPPROTO_IPV6, socket.IPV6_UNICAST_HOPS, ttl) : s.setopt(socket.IPPROTO_IP, socket.IP_TTL, ttl);
+
+		if (!hops || s.send(build_echo(v6, id, ttl), 0, a) == null) {
 			end();
 			return null;
 		}
@@ -224,6 +246,7 @@ export function icmp_ttl(base) {
 // The ttl_probe with fping: `fping -c 1 -t WAIT_MS -H <ttl> <target>`, its
 // stdout and stderr read from a socketpair (reterm.monitor.child), ended
 // after RUN_MS.  base: { uloop, socket, fs }.  Returns null without fping.
+// IPv4 only (its IPv6 report is not the line parse_exceeded reads).
 export function fping_ttl(base) {
 	let path = base.socket ? fping_path(base.fs) : null;
 
@@ -231,7 +254,7 @@ export function fping_ttl(base) {
 		return null;
 
 	return function(target, ttl, cb) {
-		if (!ip(target))
+		if (!ip(target) || index(ip(target), ':') >= 0)
 			return null;
 
 		let out = '', done = false, c = null, guard = null;

@@ -215,7 +215,8 @@ export function create(env, cfg) {
 			auto.stop();
 
 		auto = cfg.autorate ? autoshaper.create(env, cfg.autorate, {
-			target: () => filter(cfg.reflectors, (t) => index(t, ':') < 0)[0],
+			targets: () => filter([ filter(cfg.reflectors, (t) => index(t, ':') < 0)[0],
+				filter(cfg.reflectors, (t) => index(t, ':') >= 0)[0] ], (t) => t != null),
 			retarget
 		}) : null;
 
