@@ -3,8 +3,8 @@
 // Reflectors close to the bottleneck for adaptive shaping: the first
 // routers beyond ours on the way to a far reflector (the ISP's first
 // hops), found by a traceroute-like scan: one ICMP echo each with TTL
-// 1, 2, ... MAX_TTL; the router at that distance answers "time
-// exceeded" with its address.  Their replies cross the access line's
+// (IPv6: hop limit) 1, 2, ... MAX_TTL; the router at that distance
+// answers "time exceeded" with its address.  Their replies cross the access line's
 // queues and nothing else, so they see the bloat the shaper can fix and
 // little of the Internet's own jitter.
 //
@@ -181,8 +181,9 @@ export function scanner(env) {
 
 // A ttl_probe on a raw ICMP socket (root, as retermd runs): the echo
 // leaves with IP_TTL (IPv6: IPV6_UNICAST_HOPS) = ttl, the answer is read
-// on the loop, WAIT_MS at most.  Returns null without the socket module; the probe returns
-// null when no raw socket can be had.  base: { uloop, socket, rand }.
+// on the loop, WAIT_MS at most.  Returns null without the socket module;
+// the probe returns null when no raw socket can be had.  base: { uloop,
+// socket, rand }.
 export function icmp_ttl(base) {
 	let socket = base.socket;
 
