@@ -159,6 +159,9 @@ async function viewReady() {
 }
 
 async function open(path) {
+	/* the old page's polls stopped, then none under way: else a poll sent
+	 * while the next page loads is aborted when it replaces this one */
+	await page.evaluate(() => window.L?.poll?.stop()).catch(() => {});
 	await rec.idle();
 	await page.goto(BASE + path, { timeout: 60000 });
 	await viewReady();
