@@ -53,6 +53,14 @@ let answered = filter(got, r => r.rtt != null);
 c.ok(sprintf('icmp: %d probes in 1.2 s at 50 ms, %d answered', length(got), length(answered)), length(got) >= 20 && length(answered) == length(got));
 c.ok('icmp: both families answered', length(filter(answered, r => r.target == '::1')) > 0 && length(filter(answered, r => r.target == '127.0.0.1')) > 0);
 c.ok(sprintf('icmp: loopback RTTs are small (max %.3f ms)', max(...map(answered, r => r.rtt))), max(...map(answered, r => r.rtt)) < 50);
+// IPv4 over a raw socket: ICMP timestamps, answered by the kernel; one
+// clock on both ends, so each one-way delay is a few ms at most (ms steps)
+let v4 = filter(answered, r => r.target == '127.0.0.1'), v6 = filter(answered, r => r.target == '::1');
+let small = (v) => type(v) == 'int' && v >= 0 && v <= 2;
+
+c.ok(sprintf('icmp: IPv4 probes carry one-way delays from ICMP timestamps (%J)', map(slice(v4, 0, 3), r => [ r.up, r.down ])),
+	length(v4) > 0 && length(filter(v4, r => small(r.up) && small(r.down))) == length(v4));
+c.ok('icmp: IPv6 probes are echoes, without them', length(v6) > 0 && length(filter(v6, r => r.up == null && r.down == null)) == length(v6));
 c.ok(sprintf('download moved %d bytes, no errors', down.bytes()), down.bytes() > 1000000 && down.status().errors == 0);
 c.ok(sprintf('upload moved %d bytes, no errors', up.bytes()), up.bytes() > 1000000 && up.status().errors == 0);
 c.ok(sprintf('a 404 is reported (%s)', miss.status().last_error), index(miss.status().last_error ?? '', 'HTTP 404') >= 0);

@@ -43,8 +43,32 @@ c.eq('icmp asked for but not possible: null', sel('icmp'), null);
 c.eq('fping asked for but not installed: null', sel('fping'), null);
 c.ok('none never starts anything', sel('auto').start([ '1.1.1.1' ], 200, 2000, () => die('called')) == null &&
 	!sel('auto').running());
-c.eq('with fping: fping', P.open({ fs: { access: (p) => p == '/usr/bin/fping', dup2: () => true }, uloop: fake_loop,
-	clock: { mono: () => 0, wall: () => 0 } }, 'auto')?.name, 'fping');
+let withfping = { access: (p) => p == '/usr/bin/fping', dup2: () => true };
+let pingsock = { ...nosock, create: (af, t) => (t & 15) == nosock.SOCK_DGRAM ? { setopt: () => true, close: () => true } : null };
+let rawsock = { ...nosock, create: () => ({ setopt: () => true, close: () => true }) };
+let pick = (fs, socket, kind) => P.open({ fs, socket, uloop: fake_loop, clock: { mono: () => 0, wall: () => 0 }, rand: () => 1 }, kind)?.name;
+
+c.eq('auto: raw sockets first (timestamps), even with fping installed', pick(withfping, rawsock, 'auto'), 'icmp');
+c.eq('auto: fping where only ping sockets can be had', pick(withfping, pingsock, 'auto'), 'fping');
+c.eq('auto: ping sockets without fping', pick(nofping, pingsock, 'auto'), 'icmp');
+c.eq('fping asked for: fping beside raw sockets', pick(withfping, rawsock, 'fping'), 'fping');
+c.eq('icmp asked for: ping sockets', pick(withfping, pingsock, 'icmp'), 'icmp');
+
+// ICMP timestamps (type 13/14): one-way delays
+let struct = require('struct');
+let tsq = P.build_tstamp(0x1234, 9, 43200123);
+
+c.eq('timestamp request: type 13, id, seq, originate; checksum verifies to 0',
+	[ struct.unpack('!BBHHHIII', tsq), P.cksum(tsq) ], [ [ 13, 0, P.cksum(struct.pack('!BBHHHIII', 13, 0, 0, 0x1234, 9, 43200123, 0, 0)), 0x1234, 9, 43200123, 0, 0 ], 0 ]);
+
+let tsr = struct.pack('!BBHHHIII', 14, 0, 0, 0x1234, 9, 43200123, 43200150, 43200151);
+
+c.eq('timestamp reply (raw v4): the three times', P.parse_echo(iphdr + tsr, true),
+	{ type: 14, code: 0, id: 0x1234, seq: 9, orig: 43200123, recv: 43200150, xmit: 43200151 });
+c.eq('timestamp reply: short', P.parse_echo(iphdr + substr(tsr, 0, 16), true), null);
+c.eq('timestamp reply: not on a socket without the IP header', P.parse_echo(tsr, false), null);
+c.eq('day clock: plain, across midnight both ways', [ P.day_diff(5000, 3000), P.day_diff(100, 86399900), P.day_diff(86399900, 100) ],
+	[ 2000, 200, -200 ]);
 
 // fping loop mode output
 c.eq('fping line', F.parse_fping_line('1.1.1.1   : [12], 64 bytes, 12.3 ms (12.1 avg, 0% loss)'), { target: '1.1.1.1', seq: 12, rtt: 12.3 });
@@ -97,7 +121,7 @@ c.eq('icmp: round robin every 200 ms', map(sent, x => [ x[0], x[1] ]), [
 	[ 0, '1.1.1.1' ], [ 200, '2606:4700:4700::1111' ], [ 400, '9.9.9.9' ], [ 600, '1.1.1.1' ],
 	[ 800, '2606:4700:4700::1111' ], [ 1000, '9.9.9.9' ]
 ]);
-c.eq('icmp: unanswered probes are reported lost after the timeout', results, [ { t: 0, target: '1.1.1.1', rtt: null } ]);
+c.eq('icmp: unanswered probes are reported lost after the timeout', results, [ { t: 0, target: '1.1.1.1', rtt: null, up: null, down: null } ]);
 
 p.start([ '1.1.1.1' ], 1000, 1000, (r) => push(results, r));
 s.advance(3000);
@@ -106,5 +130,81 @@ c.eq('icmp: restart at 1/s', map(slice(sent, 6), x => x[0]), [ 1000, 2000, 3000,
 p.stop();
 s.advance(5000);
 c.eq('icmp: stopped, no more sends', length(sent), 10);
+
+// a raw socket with reflectors: 192.0.2.1 answers timestamps (its clock
+// 5 s ahead of ours, 30 ms up, 10 ms down), 192.0.2.2 only echoes (20 ms),
+// 192.0.2.3 timestamps in a non-standard format (high bit set)
+s = sim(1718000000000 + 86400000 - 100);	// 100 ms before midnight UTC
+let inbox = [], on_read = null, kinds = [];
+let reflector = {
+	'192.0.2.1': (q, now) => (q[0] == 13) ? [ 30 + 10, struct.pack('!BBHHHIII', 14, 0, 0, q[3], q[4], q[5],
+		(q[5] + 5030) % 86400000, (q[5] + 5030) % 86400000) ] : null,
+	'192.0.2.2': (q, now) => (q[0] == 8) ? [ 20, struct.pack('!BBHHH', 0, 0, 0, q[3], q[4]) + 'reterm-probe-v1' ] : null,
+	'192.0.2.3': (q, now) => (q[0] == 13) ? [ 12, struct.pack('!BBHHHIII', 14, 0, 0, q[3], q[4], q[5], 0x80000001, 0x80000002) ] : null
+};
+let answering = {
+	AF_INET: 2, AF_INET6: 10, SOCK_RAW: 3, SOCK_DGRAM: 2, SOCK_NONBLOCK: 2048, SOCK_CLOEXEC: 524288,
+	SOL_SOCKET: 1, SO_TIMESTAMPNS: 35,
+	create: (af, t, proto) => ({
+		setopt: () => true,
+		send: function(data, flags, addr) {
+			let q = struct.unpack((ord(data, 0) == 13) ? '!BBHHHIII' : '!BBHHH', data);
+			let a = reflector[addr]?.(q, s.now());
+
+			push(kinds, [ addr, q[0] ]);
+
+			if (a)
+				s.uloop.timer(a[0], () => { push(inbox, { data: iphdr + a[1], address: { address: addr } }); on_read(); });
+
+			return length(data);
+		},
+		recvmsg: () => shift(inbox),
+		close: () => true
+	})
+};
+let got2 = [];
+let p2 = P.icmp({ uloop: { timer: s.uloop.timer, handle: (sk, cb) => { on_read = cb; return { delete: () => true } }, ULOOP_READ: 1 },
+	clock: s.clock, socket: answering, rand: () => 0x77 });
+
+p2.start([ '192.0.2.1', '192.0.2.2', '192.0.2.3' ], 200, 250, (r) => push(got2, r));
+s.advance(2900);
+p2.stop();
+
+let by = (ip) => filter(got2, (r) => r.target == ip);
+
+c.eq('timestamps: rtt, and up/down with the offset in them, across midnight', map(by('192.0.2.1'), (r) => [ int(r.rtt), r.up, r.down ]),
+	[ [ 40, 5030, -4990 ], [ 40, 5030, -4990 ], [ 40, 5030, -4990 ], [ 40, 5030, -4990 ], [ 40, 5030, -4990 ] ]);
+c.eq('timestamps: a reflector that never answers them gets echoes after ' + P.TS_TRIES + ' tries',
+	map(filter(kinds, (k) => k[0] == '192.0.2.2'), (k) => k[1]), [ 13, 13, 13, 8, 8 ]);
+c.eq('timestamps: its echoes answered, rtt only', map(by('192.0.2.2'), (r) => [ (r.rtt != null) ? int(r.rtt) : null, r.up ]),
+	[ [ null, null ], [ null, null ], [ null, null ], [ 20, null ], [ 20, null ] ]);
+// 192.0.2.1 went silent for a while (a bloated line loses probes): it
+// answered timestamps before, so it keeps getting them (lab finding: the
+// far server fell back to echoes in a bloat and lost its one-way delays)
+reflector['192.0.2.9'] = reflector['192.0.2.1'];
+let quiet = false;
+kinds = [];
+let p3 = P.icmp({ uloop: { timer: s.uloop.timer, handle: (sk, cb) => { on_read = cb; return { delete: () => true } }, ULOOP_READ: 1 },
+	clock: s.clock, socket: { ...answering, create: (...a) => {
+		let sk = answering.create(...a), send = sk.send;
+
+		sk.send = (data, flags, addr) => quiet ? (push(kinds, [ addr, ord(data, 0) ]), length(data)) : send(data, flags, addr);
+
+		return sk;
+	} }, rand: () => 0x78 });
+let got3 = [];
+
+p3.start([ '192.0.2.9' ], 200, 250, (r) => push(got3, r));
+s.advance(1000);
+quiet = true;
+s.advance(2000);
+quiet = false;
+s.advance(1000);
+p3.stop();
+c.ok(sprintf('timestamps: a reflector that answered them keeps getting them after %d losses in a row (%J)',
+	length(filter(got3, (r) => r.rtt == null)), map(kinds, (k) => k[1])),
+	length(filter(got3, (r) => r.rtt == null)) >= 2 * P.TS_TRIES && length(filter(kinds, (k) => k[1] != 13)) == 0 && got3[-1].up == 5030);
+c.eq('timestamps: a non-standard time: rtt only', map(by('192.0.2.3'), (r) => [ int(r.rtt), r.up, r.down ]),
+	[ [ 12, null, null ], [ 12, null, null ], [ 12, null, null ], [ 12, null, null ], [ 12, null, null ] ]);
 
 c.done();

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Probers: send ICMP echo requests to reflectors round robin at a fixed
-// interval and report every probe once, answered or lost.
+// Probers: send ICMP echo (or timestamp) requests to reflectors round
+// robin at a fixed interval and report every probe once, answered or lost.
 //
-//   let p = open(env, 'auto');          // fping, else icmp, else none
+//   let p = open(env, 'auto');   // raw icmp, else fping, else ping sockets, else none
 //   p.start([ '1.1.1.1', '9.9.9.9' ], 200, 2000, (r) => ...);
 //   p.stop();
 //
 // start(targets, interval_ms, timeout_ms, cb): one probe every
 // interval_ms, to the targets in turn; cb({ t, target, rtt }) once per
 // probe: t = send time (env.clock.mono(), ms), rtt in ms, or null when no
-// answer came within timeout_ms.  start() on a running prober restarts it
-// with the new settings; stop() ends it (probes still out are dropped).
+// answer came within timeout_ms; the icmp backend adds up and down, the
+// one-way delays of an ICMP timestamp exchange (below), else null.
+// start() on a running prober restarts it with the new settings; stop()
+// ends it (probes still out are dropped).
 //
 // Backends (name):
 //   fping   a long running `fping -l` (reterm.monitor.fping).  Used when
@@ -21,6 +23,16 @@
 //           unprivileged ping sockets (SOCK_DGRAM, net.ipv4.ping_group_range).
 //           No process is started; RTTs use the kernel receive timestamp
 //           (SO_TIMESTAMPNS), so a busy event loop does not inflate them.
+//           Preferred when a raw socket can be had: over IPv4 it sends
+//           ICMP timestamp requests (type 13, RFC 792) instead of echoes,
+//           and the reply's receive and transmit times (ms since midnight
+//           UTC, the reflector's clock) split the round trip into up =
+//           its receive - our send and down = our receive - its transmit.
+//           Both carry the clocks' offset, so only their changes mean
+//           something (adaptive shaping keeps a baseline of each).  A
+//           reflector that leaves its first TS_TRIES timestamp requests
+//           unanswered gets echoes from then on; one that answered one
+//           keeps getting them.
 //   none    no way to probe (neither fping nor ICMP sockets): starts
 //           nothing and reports nothing; retermd says so in its log and
 //           status.  (A `ping` per probe is never forked: at 5 probes/s
@@ -37,6 +49,8 @@
 import { fping, fping_path } from 'reterm.monitor.fping';
 
 const ICMP_ECHO = 8, ICMP_ECHOREPLY = 0, ICMP6_ECHO = 128, ICMP6_ECHOREPLY = 129;
+const ICMP_TSTAMP = 13, ICMP_TSTAMPREPLY = 14, DAY_MS = 86400000;
+export const TS_TRIES = 3;
 const IPPROTO_ICMP = 1, IPPROTO_ICMPV6 = 58;
 const EAGAIN = 11;	// the same on every Linux architecture OpenWrt runs on
 const PAYLOAD = 'reterm-probe-v1';
@@ -125,8 +139,24 @@ export function build_echo(v6, id, seq) {
 	return v6 ? hdr : struct.pack('!BBHHH', ICMP_ECHO, 0, cksum(hdr), id, seq) + PAYLOAD;
 }
 
-// Parse a received datagram: { type, id, seq } or null.  Raw IPv4 sockets
-// deliver the IP header too (ihl words), ICMPv6 and ping sockets do not.
+// An ICMP timestamp request; orig: ms since midnight UTC
+export function build_tstamp(id, seq, orig) {
+	let struct = require('struct');
+	let hdr = struct.pack('!BBHHHIII', ICMP_TSTAMP, 0, 0, id, seq, orig, 0, 0);
+
+	return struct.pack('!BBHHHIII', ICMP_TSTAMP, 0, cksum(hdr), id, seq, orig, 0, 0);
+}
+
+// a - b on the clock of a day (ms since midnight UTC): -12 h < d <= 12 h
+export function day_diff(a, b) {
+	let d = (a - b) % DAY_MS;
+
+	return (d > DAY_MS / 2) ? d - DAY_MS : (d <= -DAY_MS / 2) ? d + DAY_MS : d;
+}
+
+// Parse a received datagram: { type, id, seq } or null; a timestamp
+// reply adds { orig, recv, xmit }.  Raw IPv4 sockets deliver the IP
+// header too (ihl words), ICMPv6 and ping sockets do not.
 export function parse_echo(data, with_ip_header) {
 	let struct = require('struct');
 	let off = 0;
@@ -143,6 +173,18 @@ export function parse_echo(data, with_ip_header) {
 
 	let f = struct.unpack('!BBHHH', data, off);
 
+	if (f[0] == ICMP_TSTAMPREPLY && !with_ip_header)
+		return null;	// only raw IPv4 sockets send them
+
+	if (f[0] == ICMP_TSTAMPREPLY) {
+		if (length(data) < off + 20)
+			return null;
+
+		let ts = struct.unpack('!III', data, off + 8);
+
+		return { type: f[0], code: f[1], id: f[3], seq: f[4], orig: ts[0], recv: ts[1], xmit: ts[2] };
+	}
+
 	return { type: f[0], code: f[1], id: f[3], seq: f[4] };
 }
 
@@ -150,8 +192,9 @@ export function icmp(env) {
 	let socket = env.socket ?? require('socket');
 	let socks = {}, pending = {}, seq = 0, id = (env.rand ?? (() => int(clock()[1] / 1000) & 0xffff))();
 	let cb = null, timeout = 2000, sched;
+	let ts_fails = {};	// IPv4 target -> timestamp requests unanswered in a row; -1: it answers them
 
-	function finish(key, rtt) {
+	function finish(key, rtt, owd) {
 		let p = pending[key];
 
 		if (!p)
@@ -159,8 +202,18 @@ export function icmp(env) {
 
 		delete pending[key];
 
+		// one that answered them once keeps getting them: under load
+		// probes are lost in a row (the controller judges lost ones)
+		if (p.orig != null && ts_fails[p.target] >= 0)
+			ts_fails[p.target] = (rtt != null) ? -1 : ts_fails[p.target] + 1;
+
 		if (cb)
-			cb({ t: p.t, target: p.target, rtt });
+			cb({ t: p.t, target: p.target, rtt, up: owd?.up, down: owd?.down });
+	}
+
+	// a timestamp request, not an echo, to this target?
+	function stamps(e, target) {
+		return e.raw && !e.v6 && (ts_fails[target] ??= 0) < TS_TRIES;
 	}
 
 	function receive(e) {
@@ -170,7 +223,7 @@ export function icmp(env) {
 			let now = env.clock.mono(), wall = env.clock.wall();
 			let r = parse_echo(m.data, e.raw && !e.v6);
 
-			if (!r || r.type != (e.v6 ? ICMP6_ECHOREPLY : ICMP_ECHOREPLY))
+			if (!r || (r.type != (e.v6 ? ICMP6_ECHOREPLY : ICMP_ECHOREPLY) && r.type != ICMP_TSTAMPREPLY))
 				continue;
 
 			// raw sockets see every echo reply of the host; ping sockets
@@ -183,7 +236,10 @@ export function icmp(env) {
 			if (!p || (m.address?.address && arrtoip(iptoarr(m.address.address)) != arrtoip(iptoarr(p.target))))
 				continue;
 
-			let rtt = now - p.t;
+			if ((r.type == ICMP_TSTAMPREPLY) != (p.orig != null) || (p.orig != null && r.orig != p.orig))
+				continue;
+
+			let rtt = now - p.t, at = wall;
 
 			// prefer the kernel's receive timestamp (realtime clock)
 			for (let c in m.ancillary ?? []) {
@@ -191,12 +247,21 @@ export function icmp(env) {
 					let ts = c.data.sec * 1000.0 + c.data.nsec / 1000000.0;
 					let k = ts - p.wall;
 
-					if (k >= 0 && k <= rtt + 1)
+					if (k >= 0 && k <= rtt + 1) {
 						rtt = k;
+						at = ts;
+					}
 				}
 			}
 
-			finish(key, +sprintf('%.3f', rtt));
+			// the reflector's times: standard ones (ms since midnight
+			// UTC) only, the high bit marks any other kind
+			let owd = null;
+
+			if (p.orig != null && r.recv < DAY_MS && r.xmit < DAY_MS)
+				owd = { up: day_diff(r.recv, p.orig), down: day_diff(int(at) % DAY_MS, r.xmit) };
+
+			finish(key, +sprintf('%.3f', rtt), owd);
 		}
 	}
 
@@ -261,10 +326,13 @@ export function icmp(env) {
 
 		let key = (v6 ? '6:' : '4:') + seq;
 
-		pending[key] = { t: env.clock.mono(), wall: env.clock.wall(), target };
+		let p = pending[key] = { t: env.clock.mono(), wall: env.clock.wall(), target };
+
+		if (e && stamps(e, target))
+			p.orig = int(p.wall) % DAY_MS;
 
 		// no socket or no route: lost right away
-		if (!e || e.s.send(build_echo(v6, id, seq), 0, target) == null)
+		if (!e || e.s.send((p.orig != null) ? build_tstamp(id, seq, p.orig) : build_echo(v6, id, seq), 0, target) == null)
 			finish(key, null);
 
 		expire();
@@ -281,6 +349,9 @@ export function icmp(env) {
 
 			return e != null;
 		},
+
+		// raw sockets (timestamps, every reply seen), not ping sockets
+		raw: () => (sock(false) ?? sock(true))?.raw == true,
 
 		start: function(targets, interval_ms, timeout_ms, on_result) {
 			cb = on_result;
@@ -305,6 +376,7 @@ export function icmp(env) {
 			}
 
 			socks = {};
+			ts_fails = {};
 		},
 
 		running: () => sched.running()
@@ -326,46 +398,47 @@ export function none() {
 
 // ---- selection -----------------------------------------------------------
 
-// kind: 'auto' (fping, else icmp, else none), 'fping' or 'icmp'.
-// Returns a prober (its .name says which), or null when the kind asked
-// for (not auto) is not available.
-export function open(env, kind) {
-	let fs = env.fs ?? require('fs');
+function icmp_prober(env) {
+	let sock = null;
 
+	try {
+		sock = env.socket ?? require('socket');
+	}
+	catch (e) {
+		sock = null;
+	}
+
+	let p = sock ? icmp({ ...env, socket: sock }) : null;
+
+	if (p?.usable())
+		return p;
+
+	p?.close();
+
+	return null;
+}
+
+// kind: 'auto' (raw ICMP sockets, else fping, else ping sockets, else
+// none), 'fping' or 'icmp'.  Returns a prober (its .name says which), or
+// null when the kind asked for (not auto) is not available.
+export function open(env, kind) {
 	kind ??= 'auto';
 
-	if (kind == 'auto' || kind == 'fping') {
-		let path = fping_path(fs);
+	if (index([ 'auto', 'fping', 'icmp' ], kind) < 0)
+		return null;
 
-		if (path)
-			return fping(env, path);
+	let path = fping_path(env.fs ?? require('fs'));
+	let p = (kind == 'fping') ? null : icmp_prober(env);
 
-		if (kind == 'fping')
-			return null;
+	if (kind == 'icmp' || p?.raw())
+		return p;
+
+	if (path) {
+		p?.close();
+
+		return fping(env, path);
 	}
 
-	if (kind == 'auto' || kind == 'icmp') {
-		let sock = null;
-
-		try {
-			sock = env.socket ?? require('socket');
-		}
-		catch (e) {
-			sock = null;
-		}
-
-		if (sock) {
-			let p = icmp({ ...env, socket: sock });
-
-			if (p.usable())
-				return p;
-
-			p.close();
-		}
-
-		if (kind == 'icmp')
-			return null;
-	}
-
-	return (kind == 'auto') ? none() : null;
+	// auto without raw sockets or fping: ping sockets (echoes only)
+	return (kind == 'fping') ? null : (p ?? none());
 }
