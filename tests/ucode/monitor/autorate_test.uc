@@ -17,7 +17,9 @@ const SET = { dl_min: '2000', dl_base: '20000', dl_max: '40000', ul_min: '1000',
 const REFL = { '192.0.2.1': 8, '192.0.2.2': 12, '192.0.2.3': 20, '192.0.2.4': 30 };
 
 // line(opts): cap(t) kbit/s per direction, load(t) flows on per direction,
-// late(target, t) extra ms a reflector adds on its own, silent(target, t)
+// late(target, t) extra ms a reflector adds on its own, silent(target, t),
+// owd(target): it answers ICMP timestamps (its clock 5 s ahead of ours):
+// one-way delays, each queue in its own direction
 function line(set, opts) {
 	let ctl = A.create(set, 0);
 	let t = 0, q = { dl: 0, ul: 0 }, i = 0, out = { changes: [], delays: [], delivered: 0, allowed: 0 };
@@ -51,7 +53,12 @@ function line(set, opts) {
 
 				let rtt = (opts.silent?.(who, t)) ? null : (opts.refl ?? REFL)[who] + delay + (opts.late?.(who, t) ?? 0);
 
-				ctl.probe(who, rtt, t);
+				let dist = (opts.refl ?? REFL)[who], ow = (rtt != null && opts.owd?.(who)) ? {
+					up: dist / 2 + 5000 + q.ul / opts.cap('ul', t) * 1000,
+					down: dist / 2 - 5000 + q.dl / opts.cap('dl', t) * 1000 + (opts.late?.(who, t) ?? 0)
+				} : null;
+
+				ctl.probe(who, rtt, t, ow);
 
 				for (let ch in ctl.tick(t, got))
 					push(out.changes, { t, ...ch });
@@ -144,6 +151,42 @@ for (let bad in [
 	let tail = slice(l.out.delays, -100);
 
 	c.ok(`cut: delay settles (mean of the last 20 s ${mean(tail)} ms)`, mean(tail) < 15);
+}
+
+// ---- attribution: one-way delays say which direction's queue it is -----
+// both directions loaded; the download's line drops (or the upload's):
+// with timestamps only the direction whose queue grew is cut
+function dip(which, owd) {
+	let l = line(good, { owd, load: () => true,
+		cap: (d, t) => (d == which && t >= 10000) ? ((d == 'dl') ? 16000 : 5000) : ((d == 'dl') ? 60000 : 20000) });
+
+	l.run(10000);
+
+	let before = { dl: l.ctl.rate('dl'), ul: l.ctl.rate('ul') };
+
+	l.run(6000);
+
+	return { l, before, cuts: (d) => filter(l.out.changes, (x) => x.dir == d && index(x.reason, 'delay') == 0) };
+}
+
+{
+	let rtt_only = dip('dl', null), all = dip('dl', () => true), half = dip('dl', (who) => who in { '192.0.2.1': 1, '192.0.2.3': 1 });
+
+	c.ok(`attribution: without one-way delays a download dip cuts the upload too (${length(rtt_only.cuts('ul'))} cuts)`,
+		length(rtt_only.cuts('ul')) > 0);
+	c.ok(`attribution: with them the download is cut (${all.l.ctl.rate('dl')}) and the upload never (${length(all.cuts('ul'))} cuts)`,
+		all.l.ctl.rate('dl') <= 16000 * 1.1 && length(all.cuts('ul')) == 0 && all.l.ctl.rate('ul') >= all.before.ul);
+	c.ok(`attribution: the cut's reason names the one-way part: ${all.cuts('dl')[0]?.reason}`,
+		match(all.cuts('dl')[0]?.reason ?? '', /^delay \+[0-9.]+ ms with dl at [0-9]+ % of its rate, \+[0-9.]+ ms of it one way down$/));
+	c.ok(`attribution: two of four reflectors with timestamps suffice (dl ${half.l.ctl.rate('dl')}, ${length(half.cuts('ul'))} ul cuts)`,
+		half.l.ctl.rate('dl') <= 16000 * 1.1 && length(half.cuts('ul')) == 0);
+	c.ok('attribution: status says which reflectors give one-way delays',
+		map(half.l.ctl.status(half.l.now()).reflectors, (r) => r.one_way) + '' == [ true, false, true, false ] + '');
+
+	let up = dip('ul', () => true);
+
+	c.ok(`attribution: an upload dip cuts the upload (${up.l.ctl.rate('ul')}) and spares the download (${length(up.cuts('dl'))} cuts)`,
+		up.l.ctl.rate('ul') <= 5000 * 1.1 && length(up.cuts('dl')) == 0 && match(up.cuts('ul')[0]?.reason ?? '', /one way up$/));
 }
 
 // ---- idle decay: after a cut, idle -> back towards base ----------------

@@ -30,7 +30,16 @@
 //
 // A delta is a probe's RTT minus its reflector's own baseline (slowly
 // rising, quickly falling minimum), so reflectors at any distance count
-// alike.  Reflectors are judged as they answer:
+// alike.  Where the prober split the round trip into one-way delays (ICMP
+// timestamps: up and down, each with the clocks' offset in it), each
+// gets its own baseline too, and the deltas say which direction a delay
+// is in:
+//   spared   the bloat's probes that carry one-way delays all show less
+//            than ATTRIB_SHARE of their delay in this direction: it is
+//            the other direction's queue, this one is not cut (and may
+//            still be raised when its own probes stay low).  Probes
+//            without them (IPv6, echo-only reflectors) count for both
+//            directions, as before.  Reflectors are judged as they answer:
 //   lost     LOST_OF of its last HEALTH_N probes unanswered: not used
 //            for SHUN_MS, then tried again
 //   erratic  ERRATIC_OF times in STRIKE_MS a delta above delay_ms that
@@ -49,6 +58,8 @@ export const CUT_SHARE = 0.15, CUT_FACTOR = 0.85, DRAIN_FACTOR = 0.5, DRAIN_OVER
 	DRAIN_MS = 3000, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500;
 export const RAISE_SHARE = 0.75, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9;
 export const IDLE_SHARE = 0.3, DECAY = 0.02;
+export const ATTRIB_SHARE = 0.33;
+const DAY_MS = 86400000;
 export const HEALTH_N = 10, LOST_OF = 5, SHUN_MS = 600000;
 export const JUDGE_MS = 1000, ERRATIC_OF = 4, STRIKE_MS = 20000;
 export const KEEP_DECISIONS = 20;
@@ -59,6 +70,10 @@ export const DIRS = [ 'dl', 'ul' ];
 
 function kind(why) {
 	return (index(why, 'delay') == 0) ? 'cut' : (index(why, 'idle') > 0) ? 'decay' : 'raise';
+}
+
+function isnum(v) {
+	return type(v) == 'int' || type(v) == 'double';
 }
 
 function whole(v) {
@@ -118,8 +133,8 @@ export function check_settings(s) {
 // set: check_settings(...).settings; now: mono ms
 export function create(set, now) {
 	let dirs = {};
-	let refl = {};		// target -> { base, hist: [ delta | null ], shunned_until, why }
-	let window = [];	// [ { t, target, delta } ] of healthy reflectors, newest last
+	let refl = {};		// target -> { base, ow: { dl, ul } baselines | null, hist: [ delta | null ], shunned_until, why }
+	let window = [];	// [ { t, target, delta, dir: { dl, ul } | null } ] of healthy reflectors, newest last
 	let decisions = [];
 	let last_answer = null;
 
@@ -146,6 +161,7 @@ export function create(set, now) {
 		r.why = why;
 		r.hist = [];
 		r.base.reset();
+		r.ow = null;
 		window = filter(window, (w) => w.target != target);
 		note(t, null, null, null, sprintf('reflector %s not used for %d min: %s', target, SHUN_MS / 60000, why),
 			{ target });
@@ -202,10 +218,23 @@ export function create(set, now) {
 		return length(high) >= BLOAT_OF && length(keys(who)) >= need_refl ? high : null;
 	}
 
+	// a delay above delay_ms that counts against direction d
+	function charged(w, d) {
+		return w.delta > set.delay_ms && (w.dir == null || w.dir[d] >= ATTRIB_SHARE * w.delta);
+	}
+
+	// the bloat's one-way delays put it all in the other direction
+	function spared(high, d) {
+		let ow = filter(high ?? [], (w) => w.dir != null);
+
+		return length(ow) > 0 && count(ow, (w) => charged(w, d)) == 0;
+	}
+
 	return {
 		// one probe result: rtt in ms, or null when it was not answered
 		// (t: mono ms it was sent)
-		probe: function(target, rtt, t) {
+		// owd: { up, down } (ms, offsets in them) or null
+		probe: function(target, rtt, t, owd) {
 			if (!healthy(target, t))
 				return;
 
@@ -215,11 +244,20 @@ export function create(set, now) {
 				r = refl[target] = { base: stats.baseline(), hist: [], shunned_until: null, why: null };
 			}
 
-			let delta = null;
+			let delta = null, dir = null;
 
 			if (rtt != null) {
 				delta = rtt - r.base.update(rtt, t);
 				last_answer = t;
+			}
+
+			if (delta != null && isnum(owd?.up) && isnum(owd?.down)) {
+				// the offset may make them negative; the baselines take
+				// numbers >= 0 (a day is more than any offset: +-12 h)
+				let up = owd.up + DAY_MS, down = owd.down + DAY_MS;
+
+				r.ow ??= { ul: stats.baseline(), dl: stats.baseline() };
+				dir = { ul: up - r.ow.ul.update(up, t), dl: down - r.ow.dl.update(down, t) };
 			}
 
 			push(r.hist, delta);
@@ -238,7 +276,7 @@ export function create(set, now) {
 			if (odd != null)
 				shun(odd, t, sprintf('answered late on its own %d times', ERRATIC_OF));
 
-			push(window, { t, target, delta });
+			push(window, { t, target, delta, dir });
 
 			if (length(window) > WINDOW)
 				shift(window);
@@ -273,7 +311,9 @@ export function create(set, now) {
 				if (share == null)
 					continue;
 
-				if (high && share >= CUT_SHARE) {
+				let spare = spared(high, d);
+
+				if (high && share >= CUT_SHARE && !spare) {
 					// a queue that is still draining from the last cut is
 					// no reason for another one
 					let draining = s.last_cut != null && t - s.last_cut < DRAIN_MS && worst < s.cut_delay;
@@ -285,13 +325,19 @@ export function create(set, now) {
 						s.bloat_rate = min(s.rate, kbit);
 						s.cut_delay = worst;
 						why = sprintf('delay +%s ms with %s at %d %% of its rate', worst, d, int(share * 100 + 0.5));
+
+						let ow = filter(high, (w) => w.dir != null);
+
+						if (length(ow))
+							why += sprintf(', +%s ms of it one way %s', stats.round1(max(...map(ow, (w) => w.dir[d]))),
+								(d == 'dl') ? 'down' : 'up');
 						s.last_cut = t;
 						cut_any = true;
 					}
 				}
-				else if (!stale && !high && share >= RAISE_SHARE &&
+				else if (!stale && (!high || spare) && share >= RAISE_SHARE &&
 				         (s.last_cut == null || t - s.last_cut >= RAISE_HOLD_MS) &&
-				         count(filter(window, (w) => t - w.t <= WINDOW_MS), (w) => w.delta > set.delay_ms) <= RAISE_SPIKES) {
+				         count(filter(window, (w) => t - w.t <= WINDOW_MS), (w) => charged(w, d)) <= RAISE_SPIKES) {
 					let near = s.bloat_rate != null && s.rate >= NEAR_SHARE * s.bloat_rate && s.rate <= s.bloat_rate / NEAR_SHARE;
 
 					to = min(hi, int(s.rate * (near ? NEAR_FACTOR : RAISE_FACTOR) + 1));
@@ -357,7 +403,7 @@ export function create(set, now) {
 				let off = r.shunned_until != null && t < r.shunned_until;
 
 				push(rl, { target, state: off ? 'shunned' : 'used', why: off ? r.why : null,
-					baseline_ms: stats.round1(r.base.value()),
+					baseline_ms: stats.round1(r.base.value()), one_way: r.ow != null,
 					answered: count(r.hist, (x) => x != null), probes: length(r.hist) });
 			}
 

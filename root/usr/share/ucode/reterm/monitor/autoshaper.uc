@@ -107,7 +107,7 @@ export function create(env, a, hooks) {
 	return {
 		queue: a.queue,
 
-		probe: timed((r) => ctl.probe(r.target, r.rtt, r.t)),
+		probe: timed((r) => ctl.probe(r.target, r.rtt, r.t, (r.up != null) ? { up: r.up, down: r.down } : null)),
 
 		// rates: { rx, tx } bit/s over the last ticks (or null)
 		tick: timed(function(now, rates) {
