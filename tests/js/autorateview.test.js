@@ -7,8 +7,9 @@ const STATUS = {
 	enabled: true, queue: 'eth1', devices: { dl: 'ifb4eth1', ul: 'eth1' },
 	settings: { dl_min: 4000, dl_base: 18000, dl_max: 30000, ul_min: 1000, ul_base: 4500, ul_max: 6000, delay_ms: 15 },
 	rates: { dl: { rate_kbit: 23400, achieved_kbit: 22100, share: 94.4 }, ul: { rate_kbit: 4500, achieved_kbit: 80, share: 1.8 } },
-	reflectors: [ { target: '1.1.1.1', state: 'used', why: null, baseline_ms: 12.1, answered: 10, probes: 10, hop: null },
-		{ target: '198.51.100.1', state: 'used', why: null, baseline_ms: 8.3, answered: 10, probes: 10, hop: 2 },
+	reflectors: [ { target: '1.1.1.1', state: 'used', why: null, baseline_ms: 12.1, one_way: false, answered: 10, probes: 10, hop: null },
+		{ target: '198.51.100.1', state: 'used', why: null, baseline_ms: 8.3, one_way: true, answered: 10, probes: 10, hop: 2 },
+		{ target: '192.0.2.53', state: 'used', why: null, baseline_ms: 9.1, one_way: true, answered: 10, probes: 10, hop: null },
 		{ target: '9.9.9.9', state: 'shunned', why: '5 of its last 10 probes unanswered', baseline_ms: null, answered: 0, probes: 0 } ],
 	decisions: [
 		{ time: T, time_end: T + 6, dir: 'dl', from: 18000, to: 27000, reason: 'dl loaded (100 %), delay low', kind: 'raise' },
@@ -38,12 +39,12 @@ describe('adaptive shaping box', () => {
 		expect(m.events({})).toEqual([]);
 	});
 
-	it('shows the rates now, their bounds, the probe rate, the near hops and why a reflector is not used', async () => {
+	it('shows the rates now, their bounds, the probe rate, the near hops, which reflectors give one-way delays and why a reflector is not used', async () => {
 		const { b, text } = await box(STATUS);
 		expect(b.node.style.display).toBe('');
 		expect(text).toContain('Download 23.4 Mbit/s (4 Mbit/s–30 Mbit/s, base 18 Mbit/s)');
 		expect(text).toContain('Upload 4.5 Mbit/s (1 Mbit/s–6 Mbit/s, base 4.5 Mbit/s)');
-		expect(text).toContain('5 probes/s; reflectors: 1.1.1.1, 198.51.100.1 (hop 2), 9.9.9.9 (not used: 5 of its last 10 probes unanswered)');
+		expect(text).toContain('5 probes/s; reflectors: 1.1.1.1, 198.51.100.1 (hop 2, one-way delays), 192.0.2.53 (one-way delays), 9.9.9.9 (not used: 5 of its last 10 probes unanswered)');
 		expect(b.node.querySelectorAll('tr').length).toBe(3);
 	});
 

@@ -36,10 +36,14 @@ function events(st) {
 	]);
 }
 
-// near hops (the scan's routers) are named as such
+// near hops (the scan's routers) are named as such, and the ones whose
+// ICMP timestamps tell which direction a delay is in
 function reflector(x) {
 	if (x.state !== 'used')
 		return _('%s (not used: %s)').format(x.target, x.why);
+
+	if (x.one_way === true)
+		return (x.hop != null) ? _('%s (hop %d, one-way delays)').format(x.target, x.hop) : _('%s (one-way delays)').format(x.target);
 
 	return (x.hop != null) ? _('%s (hop %d)').format(x.target, x.hop) : x.target;
 }
