@@ -171,6 +171,16 @@ CHECKS = {
         ("autorate probes the near hops its scans found (the wan namespace's 198.51.100.1 and 2001:db8:100::1 at TTL 1)"
          " on both schedules",
          lambda m: all(m["near_hops_%s_autorate" % n] == ["198.51.100.1@1", "2001:db8:100::1@1"] for n in ("steps", "walk"))),
+        # ICMP timestamps: the far server and the near IPv4 hop give
+        # one-way delays (the kernel answers them), so a download bloat
+        # spares the upload, whose line never moves: before (RTT only) its
+        # shaper ran at 0.28-0.51 of its maximum, measured 0.89 / 0.64
+        ("autorate gets one-way delays (ICMP timestamps) from every IPv4 reflector on both schedules",
+         lambda m: all(m["one_way_%s_autorate" % n] and m["one_way_%s_autorate" % n] == m["ipv4_reflectors_%s_autorate" % n]
+                       for n in ("steps", "walk"))),
+        ("attribution: the upload, whose line is steady, keeps its shaper at >= 50 % of its maximum on both schedules"
+         " (RTT alone: 0.28-0.51)",
+         lambda m: min(m["ul_rate_share_steps_autorate"], m["ul_rate_share_walk_autorate"]) >= 0.5),
         ("autorate uses >= 65 % of what the schedule allowed on both schedules (target 80 %)",
          lambda m: min(m["utilisation_steps_autorate"], m["utilisation_walk_autorate"]) >= 0.65),
         ("contrast: no shaping adds >= 100 ms, CAKE fixed at the base rate >= 100 ms, autorate <= 1/10 of fixed",

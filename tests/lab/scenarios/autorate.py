@@ -157,6 +157,12 @@ def one(ucode, plan, variant, idle_ms):
         # the reflectors the near-hop scan added (address, TTL)
         r["near_hops"] = sorted("%s@%s" % (x["target"], x["hop"])
                                 for x in c["autorate"].get("reflectors", []) if x.get("hop") is not None)
+        # one-way delays (ICMP timestamps): which reflectors gave them;
+        # every IPv4 one should (the kernel answers them), no IPv6 one
+        refl = c["autorate"].get("reflectors", [])
+        r["prober"] = c.get("prober")
+        r["one_way"] = sorted(x["target"] for x in refl if x.get("one_way"))
+        r["ipv4_reflectors"] = sorted(x["target"] for x in refl if ":" not in x["target"])
         r["trace"] = c["trace"]
         # the upload's shaper rate (its line is steady, only the download
         # moves): mean over the measured seconds, as a share of its maximum
