@@ -58,6 +58,11 @@ function line(set, opts) {
 					down: dist / 2 - 5000 + q.dl / opts.cap('dl', t) * 1000 + (opts.late?.(who, t) ?? 0)
 				} : null;
 
+				// a reflector whose clock stands still (it answers with
+				// one time): up falls and down grows with our clock
+				if (ow && opts.owd(who) == 'frozen')
+					ow = { up: 3600000 - t, down: t + rtt - 3600000 };
+
 				ctl.probe(who, rtt, t, ow);
 
 				for (let ch in ctl.tick(t, got))
@@ -182,6 +187,12 @@ function dip(which, owd) {
 		half.l.ctl.rate('dl') <= 16000 * 1.1 && length(half.cuts('ul')) == 0);
 	c.ok('attribution: status says which reflectors give one-way delays',
 		map(half.l.ctl.status(half.l.now()).reflectors, (r) => r.one_way) + '' == [ true, false, true, false ] + '');
+
+	let junk = dip('ul', () => 'frozen');
+
+	c.ok(`attribution: one-way delays that contradict the RTT are not used (the upload cut to ${junk.l.ctl.rate('ul')})`,
+		junk.l.ctl.rate('ul') <= 5000 * 1.1 && length(junk.cuts('ul')) > 0 &&
+		length(filter(junk.l.ctl.status(junk.l.now()).reflectors, (r) => r.one_way)) == 0);
 
 	let up = dip('ul', () => true);
 

@@ -39,7 +39,9 @@
 //            the other direction's queue, this one is not cut (and may
 //            still be raised when its own probes stay low).  Probes
 //            without them (IPv6, echo-only reflectors) count for both
-//            directions, as before.  Reflectors are judged as they answer:
+//            directions, as before; so do probes whose one-way deltas do
+//            not fit in the RTT's (each within -OWD_TOL_MS .. delta +
+//            OWD_TOL_MS; else the reflector's clock is not one).  Reflectors are judged as they answer:
 //   lost     LOST_OF of its last HEALTH_N probes unanswered: not used
 //            for SHUN_MS, then tried again
 //   erratic  ERRATIC_OF times in STRIKE_MS a delta above delay_ms that
@@ -58,7 +60,7 @@ export const CUT_SHARE = 0.15, CUT_FACTOR = 0.85, DRAIN_FACTOR = 0.5, DRAIN_OVER
 	DRAIN_MS = 3000, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500;
 export const RAISE_SHARE = 0.75, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9;
 export const IDLE_SHARE = 0.3, DECAY = 0.02;
-export const ATTRIB_SHARE = 0.33;
+export const ATTRIB_SHARE = 0.33, OWD_TOL_MS = 5;
 const DAY_MS = 86400000;
 export const HEALTH_N = 10, LOST_OF = 5, SHUN_MS = 600000;
 export const JUDGE_MS = 1000, ERRATIC_OF = 4, STRIKE_MS = 20000;
@@ -258,7 +260,15 @@ export function create(set, now) {
 
 				r.ow ??= { ul: stats.baseline(), dl: stats.baseline() };
 				dir = { ul: up - r.ow.ul.update(up, t), dl: down - r.ow.dl.update(down, t) };
+
+				// each part of the delay lies within the whole of it, or
+				// the reflector's clock is not one (stands still, jumps)
+				if (dir.ul < -OWD_TOL_MS || dir.dl < -OWD_TOL_MS || dir.ul > delta + OWD_TOL_MS || dir.dl > delta + OWD_TOL_MS)
+					dir = null;
 			}
+
+			if (delta != null)
+				r.one_way = dir != null;	// its last answer split the delay
 
 			push(r.hist, delta);
 
@@ -403,7 +413,7 @@ export function create(set, now) {
 				let off = r.shunned_until != null && t < r.shunned_until;
 
 				push(rl, { target, state: off ? 'shunned' : 'used', why: off ? r.why : null,
-					baseline_ms: stats.round1(r.base.value()), one_way: r.ow != null,
+					baseline_ms: stats.round1(r.base.value()), one_way: r.one_way == true,
 					answered: count(r.hist, (x) => x != null), probes: length(r.hist) });
 			}
 
