@@ -46,12 +46,15 @@ c.ok('none never starts anything', sel('auto').start([ '1.1.1.1' ], 200, 2000, (
 let withfping = { access: (p) => p == '/usr/bin/fping', dup2: () => true };
 let pingsock = { ...nosock, create: (af, t) => (t & 15) == nosock.SOCK_DGRAM ? { setopt: () => true, close: () => true } : null };
 let rawsock = { ...nosock, create: () => ({ setopt: () => true, close: () => true }) };
-let pick = (fs, socket, kind) => P.open({ fs, socket, uloop: fake_loop, clock: { mono: () => 0, wall: () => 0 }, rand: () => 1 }, kind)?.name;
 
-c.eq('auto: raw sockets first (timestamps), even with fping installed', pick(withfping, rawsock, 'auto'), 'icmp');
-c.eq('auto: fping where only ping sockets can be had', pick(withfping, pingsock, 'auto'), 'fping');
+let pick = (fs, socket, kind, stamps) => P.open({ fs, socket, uloop: fake_loop, clock: { mono: () => 0, wall: () => 0 }, rand: () => 1 }, kind, stamps)?.name;
+
+c.eq('auto: fping where installed (its own process)', pick(withfping, rawsock, 'auto'), 'fping');
+c.eq('auto, one-way delays wanted: raw sockets first (timestamps), even with fping', pick(withfping, rawsock, 'auto', true), 'icmp');
+c.eq('auto, one-way delays wanted, only ping sockets: fping', pick(withfping, pingsock, 'auto', true), 'fping');
 c.eq('auto: ping sockets without fping', pick(nofping, pingsock, 'auto'), 'icmp');
-c.eq('fping asked for: fping beside raw sockets', pick(withfping, rawsock, 'fping'), 'fping');
+c.eq('auto: raw sockets without fping', pick(nofping, rawsock, 'auto'), 'icmp');
+c.eq('fping asked for: fping beside raw sockets, one-way delays wanted or not', [ pick(withfping, rawsock, 'fping'), pick(withfping, rawsock, 'fping', true) ], [ 'fping', 'fping' ]);
 c.eq('icmp asked for: ping sockets', pick(withfping, pingsock, 'icmp'), 'icmp');
 
 // ICMP timestamps (type 13/14): one-way delays

@@ -3,7 +3,8 @@
 // Probers: send ICMP echo (or timestamp) requests to reflectors round
 // robin at a fixed interval and report every probe once, answered or lost.
 //
-//   let p = open(env, 'auto');   // raw icmp, else fping, else ping sockets, else none
+//   let p = open(env, 'auto');   // fping, else icmp, else none
+//   let p = open(env, 'auto', true);   // raw icmp first (timestamps)
 //   p.start([ '1.1.1.1', '9.9.9.9' ], 200, 2000, (r) => ...);
 //   p.stop();
 //
@@ -23,8 +24,7 @@
 //           unprivileged ping sockets (SOCK_DGRAM, net.ipv4.ping_group_range).
 //           No process is started; RTTs use the kernel receive timestamp
 //           (SO_TIMESTAMPNS), so a busy event loop does not inflate them.
-//           Preferred when a raw socket can be had: over IPv4 it sends
-//           ICMP timestamp requests (type 13, RFC 792) instead of echoes,
+//           With a raw socket, over IPv4 it sends ICMP timestamp requests (type 13, RFC 792) instead of echoes,
 //           and the reply's receive and transmit times (ms since midnight
 //           UTC, the reflector's clock) split the round trip into up =
 //           its receive - our send and down = our receive - its transmit.
@@ -418,10 +418,14 @@ function icmp_prober(env) {
 	return null;
 }
 
-// kind: 'auto' (raw ICMP sockets, else fping, else ping sockets, else
-// none), 'fping' or 'icmp'.  Returns a prober (its .name says which), or
-// null when the kind asked for (not auto) is not available.
-export function open(env, kind) {
+// kind: 'auto' (fping, else ICMP sockets, else none), 'fping' or 'icmp';
+// stamps: one-way delays wanted (adaptive shaping): auto takes raw ICMP
+// sockets before fping.  fping runs in its own process, the icmp backend
+// in retermd's loop, which costs more CPU where it is scarce: so without
+// adaptive shaping auto keeps fping where it is installed.  Returns a
+// prober (its .name says which), or null when the kind asked for (not
+// auto) is not available.
+export function open(env, kind, stamps) {
 	kind ??= 'auto';
 
 	if (index([ 'auto', 'fping', 'icmp' ], kind) < 0)
@@ -430,7 +434,7 @@ export function open(env, kind) {
 	let path = fping_path(env.fs ?? require('fs'));
 	let p = (kind == 'fping') ? null : icmp_prober(env);
 
-	if (kind == 'icmp' || p?.raw())
+	if (kind == 'icmp' || (stamps && p?.raw()) || (p && !path))
 		return p;
 
 	if (path) {
@@ -439,6 +443,5 @@ export function open(env, kind) {
 		return fping(env, path);
 	}
 
-	// auto without raw sockets or fping: ping sockets (echoes only)
-	return (kind == 'fping') ? null : (p ?? none());
+	return (kind == 'fping') ? null : none();
 }

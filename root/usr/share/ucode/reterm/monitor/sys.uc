@@ -72,7 +72,8 @@ export function random_id() {
 	return sprintf('%02x%02x%02x%02x', ord(b, 0), ord(b, 1), ord(b, 2), ord(b, 3));
 }
 
-// opts: { uloop, prober: 'auto'|..., log }
+// opts: { uloop, prober: 'auto'|..., stamps (one-way delays wanted: see
+// probe.open), log }
 export function env(opts) {
 	let uloop = opts.uloop, socket = null;
 
@@ -87,7 +88,7 @@ export function env(opts) {
 	let base = { uloop, clock: clk, fs, socket,
 	             rand: () => { let b = fs.readfile('/dev/urandom', 2); return b ? (ord(b, 0) << 8) | ord(b, 1) : 0x5254; } };
 
-	let prober = probe.open(base, opts.prober ?? 'auto');
+	let prober = probe.open(base, opts.prober ?? 'auto', opts.stamps);
 	let resolver = socket ? resolve.resolver(base) : null;
 
 	return {
