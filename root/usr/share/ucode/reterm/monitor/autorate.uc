@@ -41,7 +41,8 @@
 //            without them (IPv6, echo-only reflectors) count for both
 //            directions, as before; so do probes whose one-way deltas do
 //            not fit in the RTT's (each within -OWD_TOL_MS .. delta +
-//            OWD_TOL_MS; else the reflector's clock is not one).  Reflectors are judged as they answer:
+//            OWD_TOL_MS; else the reflector's clock is not one).
+// Reflectors are judged as they answer:
 //   lost     LOST_OF of its last HEALTH_N probes unanswered: not used
 //            for SHUN_MS, then tried again
 //   erratic  ERRATIC_OF times in STRIKE_MS a delta above delay_ms that
