@@ -78,6 +78,11 @@ start_all() {
 	_owrt_spawn procd sh -c "ulimit -S -n 1024; ulimit -H -n 4096; exec ucode /tmp/procd-standin.uc $STANDIN_LOG" || return 1
 	_owrt_wait 10 owrt_sh "ubus list service" || { echo "procd stand-in did not come up"; cat "$OWRT_LOG/procd.log"; return 1; }
 	owrt_start_rpcd && owrt_start_uhttpd $PORT || return 1
+	# the WAN is the veth wan0 of the pause and LuCI checks, whatever
+	# /etc/config/network the root came with (a router's names its own)
+	owrt_sh 'uci set network.wan=interface && uci set network.wan.device=wan0 &&
+		uci set network.wan6=interface && uci set network.wan6.device=wan0 &&
+		uci commit network' || { echo "network.wan could not be set to wan0"; return 1; }
 	# the firewall, as at boot (stock /etc/config/firewall, no netifd here)
 	owrt_sh "/etc/init.d/firewall start && nft list table inet fw4 >/dev/null"
 }
