@@ -18,11 +18,23 @@ const REFL = { '192.0.2.1': 8, '192.0.2.2': 12, '192.0.2.3': 20, '192.0.2.4': 30
 
 // line(opts): cap(t) kbit/s per direction, load(t) flows on per direction,
 // late(target, t) extra ms a reflector adds on its own, silent(target, t),
+// sees(target, d): its path crosses d's bottleneck (default yes),
+// near: the targets the controller is told are near hops,
 // owd(target): it answers ICMP timestamps (its clock 5 s ahead of ours):
-// one-way delays, each queue in its own direction
+// one-way delays, each queue in its own direction,
+// ingress: ms, the path's round trip; the download's shaper sits after
+// the line (sqm's IFB): the senders follow its rate a round trip later
+// (the path's plus the line's queue: they learn of its drops that late),
+// the line delivers min(cap, what arrives or is queued) and that is what
+// the WAN counter sees; its buffer holds 1000 packets
 function line(set, opts) {
 	let ctl = A.create(set, 0);
+
+	if (opts.near)
+		ctl.near(opts.near);
+
 	let t = 0, q = { dl: 0, ul: 0 }, i = 0, out = { changes: [], delays: [], delivered: 0, allowed: 0 };
+	let past = [];	// the download's rate, a tick each (ingress)
 	let targets = keys(opts.refl ?? REFL);
 
 	return {
@@ -34,28 +46,44 @@ function line(set, opts) {
 
 				for (let d in A.DIRS) {
 					let cap = opts.cap(d, t), r = ctl.rate(d), on = opts.load(d, t);
-					let offered = on ? r : 0;
+					let after = d == 'dl' && opts.ingress != null;
 
-					// kbit queued at the bottleneck
+					if (after)
+						push(past, r);
+
+					// the senders' round trip: the path's plus the line's queue
+					let rtt = after ? opts.ingress + q.dl / cap * 1000 : 0;
+					let offered = !on ? 0 : after ? past[max(0, length(past) - 1 - int(rtt / 200))] : r;
+					// what the line delivers, and of it what the shaper passes
+					let line_out = (q[d] > 0) ? cap : min(offered, cap);
+					let passed = after ? min(line_out, r) : min(r, cap);
+
+					// kbit queued at the bottleneck (behind a drop-tail
+					// buffer of 1000 packets when ingress)
 					q[d] = max(0, q[d] + (offered - cap) * 0.2);
-					got[d == 'dl' ? 'rx' : 'tx'] = on ? min(r, cap) * 1000 : 20000;
+
+					if (after)
+						q[d] = min(q[d], 12000);
+					got[d == 'dl' ? 'rx' : 'tx'] = on ? (after ? line_out : min(r, cap)) * 1000 : 20000;
 
 					if (d == 'dl' && on) {
-						out.delivered += min(r, cap) * 0.2;
+						out.delivered += passed * 0.2;
 						out.allowed += cap * 0.2;
 					}
 				}
 
-				let delay = q.dl / opts.cap('dl', t) * 1000 + q.ul / opts.cap('ul', t) * 1000;
 				let who = targets[i++ % length(targets)];
+				// the queue of a direction, as this reflector's path sees it
+				let qd = (d) => (opts.sees?.(who, d) ?? true) ? q[d] / opts.cap(d, t) * 1000 : 0;
+				let delay = qd('dl') + qd('ul');
 
 				push(out.delays, delay);
 
 				let rtt = (opts.silent?.(who, t)) ? null : (opts.refl ?? REFL)[who] + delay + (opts.late?.(who, t) ?? 0);
 
 				let dist = (opts.refl ?? REFL)[who], ow = (rtt != null && opts.owd?.(who)) ? {
-					up: dist / 2 + 5000 + q.ul / opts.cap('ul', t) * 1000,
-					down: dist / 2 - 5000 + q.dl / opts.cap('dl', t) * 1000 + (opts.late?.(who, t) ?? 0)
+					up: dist / 2 + 5000 + qd('ul'),
+					down: dist / 2 - 5000 + qd('dl') + (opts.late?.(who, t) ?? 0)
 				} : null;
 
 				// a reflector whose clock stands still (it answers with
@@ -156,6 +184,69 @@ for (let bad in [
 	let tail = slice(l.out.delays, -100);
 
 	c.ok(`cut: delay settles (mean of the last 20 s ${mean(tail)} ms)`, mean(tail) < 15);
+}
+
+// ---- a cut behind the line: the delay goes on rising for a round trip ---
+// (sqm's download shaper sits after the line: the senders hear of its
+// drops a round trip later); one cut per bloat, and the line's delivery
+// while its queue drains tells its capacity
+{
+	let l = line(good, { ingress: 40, load: (d) => d == 'dl',
+		cap: (d, t) => (d == 'dl') ? ((t < 20000) ? 30000 : 12000) : 20000 });
+
+	l.run(20000);
+	let before = l.ctl.rate('dl');
+
+	l.run(3000);
+	let cuts = filter(l.out.changes, (x) => x.dir == 'dl' && x.to < x.from && x.t >= 20000);
+
+	c.ok(`behind the line: one cut for the drop 30 -> 12 Mbit/s (${join(', ', map(cuts, (x) => x.from + ' -> ' + x.to + ' at ' + x.t))}), from ${before}`,
+		before >= 28000 && length(cuts) == 1);
+	l.run(7000);
+	c.ok(`behind the line: 10 s after the drop back near the line (${l.ctl.rate('dl')} kbit/s, want >= 0.8 x 12000)`,
+		l.ctl.rate('dl') >= 9600);
+}
+
+// ---- back to the edge: fast while the probes stay calm ------------------
+// after a cut, near the rate the last bloat came at, the climb is gentle
+// (+0.5 % a tick) while the probes show a queue forming (above half the
+// threshold) and +2 % while they stay calm: the line may have risen
+function back_to_edge(calm_ms) {
+	let ctl = A.create(good, 0), t = 0;
+	let probe = (ms) => {
+		ctl.probe('192.0.2.1', 10 + ms, t, null);
+		ctl.probe('192.0.2.2', 20 + ms, t + 100, null);
+		t += 200;
+	};
+
+	while (t < 2000)
+		probe(0);
+
+	let r0 = ctl.rate('dl'), cut = null;
+
+	while (cut == null && t < 4000) {
+		probe(40);
+		cut = filter(ctl.tick(t, { rx: ctl.rate('dl') * 1000, tx: 0 }), (x) => x.dir == 'dl')[0];
+	}
+
+	let from = t;
+
+	while (ctl.rate('dl') < r0 && t < from + 10000) {
+		probe(calm_ms);
+		ctl.tick(t, { rx: ctl.rate('dl') * 1000, tx: 0 });
+	}
+
+	return { cut, ms: t - from, r0, rate: ctl.rate('dl') };
+}
+
+{
+	let calm = back_to_edge(2), edgy = back_to_edge(10);
+
+	c.ok(`back to the edge: cut first (${calm.cut?.from} -> ${calm.cut?.to})`, calm.cut?.to < calm.r0);
+	c.ok(`back to the edge: calm probes, back at ${calm.r0} kbit/s ${calm.ms} ms after the cut (<= hold + 2 s)`,
+		calm.rate >= calm.r0 && calm.ms <= A.RAISE_HOLD_MS + 2000);
+	c.ok(`back to the edge: probes at 10 ms (a queue forming), gentle: ${edgy.ms} ms (>= hold + 3 s)`,
+		edgy.ms >= A.RAISE_HOLD_MS + 3000);
 }
 
 // ---- attribution: one-way delays say which direction's queue it is -----
@@ -260,6 +351,53 @@ function dip(which, owd) {
 	c.ok(`late reflector: reason ${r4?.why}`, match(r4?.why ?? '', /answered late on its own/));
 	c.eq('late reflector: its lateness cut nothing', length(filter(l.out.changes, (x) => x.to < x.from)), 0);
 	c.eq('late reflector: raised to max anyway', l.ctl.rate('dl'), 40000);
+}
+
+// ---- a near hop does not judge the reflectors beyond it -------------------
+// a queue beyond the near hop (the lab's upload line): the reflector past
+// it answers high while the near hop answers low; that is the path, not
+// lateness (the lab's far server was shunned so, and with it its one-way
+// delays)
+{
+	let ctl = A.create(good, 0);
+
+	ctl.near([ '198.51.100.1' ]);
+
+	for (let t = 0; t < 2000; t += 400) {
+		ctl.probe('203.0.113.10', 20, t, null);
+		ctl.probe('198.51.100.1', 10, t + 200, null);
+	}
+
+	for (let t = 2000; t < 20000; t += 400) {
+		ctl.probe('203.0.113.10', 20 + 30, t, null);
+		ctl.probe('198.51.100.1', 10, t + 200, null);
+	}
+
+	let st = ctl.status(20000);
+
+	c.eq(`near hop: the reflector beyond it is not judged by it (${join(', ', map(filter(st.reflectors, (r) => r.state != 'used'), (r) => r.target + ': ' + r.why))})`,
+		length(filter(st.reflectors, (r) => r.state != 'used')), 0);
+}
+
+// the upload's bottleneck beyond the near hop: still cut, the download not
+{
+	let l = line(good, { near: [ '192.0.2.1' ], owd: () => true, load: () => true,
+		cap: (d, t) => (d == 'ul' && t >= 10000) ? 5000 : ((d == 'dl') ? 60000 : 20000),
+		sees: (who, d) => !(who == '192.0.2.1' && d == 'ul') });
+
+	l.run(30000);
+	c.ok(`near hop: the upload cut to its line (${l.ctl.rate('ul')})`, l.ctl.rate('ul') <= 5000 * 1.1);
+	c.eq('near hop: the download never cut', length(filter(l.out.changes, (x) => x.dir == 'dl' && x.to < x.from)), 0);
+}
+
+// a near hop that answers late on its own is still judged by the others
+{
+	let l = line(good, { near: [ '192.0.2.1' ], cap: (d) => (d == 'dl' ? 60000 : 20000), load: (d) => d == 'dl',
+		late: (who, t) => (who == '192.0.2.1' && t > 3000 && int(t / 800) % 2 == 0) ? 80 : 0 });
+
+	l.run(20000);
+	c.eq('near hop late on its own: shunned',
+		filter(l.ctl.status(l.now()).reflectors, (r) => r.target == '192.0.2.1')[0]?.state, 'shunned');
 }
 
 // ---- all reflectors silent: no evidence, no raise ------------------------

@@ -12,17 +12,22 @@
 //          rate = max(min, min(rate, achieved) * CUT_FACTOR), or
 //          DRAIN_FACTOR when the delay is above DRAIN_OVER * delay_ms (a
 //          standing queue drains in a second, not ten); no second cut
-//          within DRAIN_MS while the delay is below the last cut's (the
-//          queue is draining); then no
-//          other cut for CUT_HOLD_MS, no raise for RAISE_HOLD_MS, and the
-//          delta window starts again (a cut needs fresh evidence)
+//          while the queue drains: the line delivers more than our rate
+//          (a download shaper sits behind the line; its output while
+//          the queue holds is the line's capacity: the edge), or the
+//          delay stays below DRAIN_GROW x the cut's within DRAIN_MS + 3 x
+//          that delay; then no other cut for CUT_HOLD_MS, no raise for
+//          RAISE_HOLD_MS, and the delta window starts again (a cut needs
+//          fresh evidence)
 //   raise  the direction carries at least RAISE_SHARE of its rate and
 //          at most RAISE_SPIKES recent delta is above delay_ms (CAKE's
 //          own queue and the probes' jitter keep a few ms anyway: the
 //          rate climbs until the delay reaches the threshold):
-//          rate = min(max, rate * RAISE_FACTOR) once a tick, only
-//          NEAR_FACTOR within NEAR_SHARE of the rate the last bloat came
-//          at (probe the edge gently, climb fast away from it)
+//          rate = min(max, rate * RAISE_FACTOR) once a tick; within
+//          NEAR_SHARE of the rate the last bloat came at NEAR_FACTOR
+//          while a recent delta in this direction is above CALM_SHARE x
+//          delay_ms (a queue forming: probe the edge gently), else
+//          CALM_NEAR_FACTOR (calm: the line may have risen since)
 //   decay  the direction carries less than IDLE_SHARE: the rate moves
 //          DECAY of the way to base each tick
 //   hold   anything else, and whenever no probe answered for STALE_MS
@@ -48,8 +53,9 @@
 //   erratic  ERRATIC_OF times in STRIKE_MS a delta above delay_ms that
 //            another reflector's low answer within JUDGE_MS contradicts
 //            (it answers late on its own, e.g. ICMP rate limiting): not
-//            used for SHUN_MS.  Bloat needs two reflectors anyway, so one
-//            late reflector never cuts alone
+//            used for SHUN_MS.  A near hop (near()) contradicts only
+//            other near hops: the queue may lie beyond it.  Bloat needs
+//            two reflectors anyway, so one late reflector never cuts alone
 // Decisions and their reasons are kept (the last KEEP_DECISIONS).
 
 'use strict';
@@ -58,8 +64,9 @@ import * as stats from 'reterm.monitor.stats';
 
 export const WINDOW = 6, BLOAT_OF = 2, STALE_MS = 2000, WINDOW_MS = 2000;
 export const CUT_SHARE = 0.15, CUT_FACTOR = 0.85, DRAIN_FACTOR = 0.5, DRAIN_OVER = 4,
-	DRAIN_MS = 3000, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500;
+	DRAIN_MS = 3000, DRAIN_GROW = 1.25, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500;
 export const RAISE_SHARE = 0.75, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9;
+export const CALM_SHARE = 0.5, CALM_NEAR_FACTOR = 1.02;
 export const IDLE_SHARE = 0.3, DECAY = 0.02;
 export const ATTRIB_SHARE = 0.33, OWD_TOL_MS = 5;
 const DAY_MS = 86400000;
@@ -140,6 +147,7 @@ export function create(set, now) {
 	let window = [];	// [ { t, target, delta, dir: { dl, ul } | null } ] of healthy reflectors, newest last
 	let decisions = [];
 	let last_answer = null;
+	let near_hops = {};	// target -> true: found by the near-hop scan
 
 	for (let d in DIRS)
 		dirs[d] = { rate: set[`${d}_base`], last_cut: null, bloat_rate: null, achieved: null, share: null };
@@ -171,13 +179,16 @@ export function create(set, now) {
 	}
 
 	// a low answer judges the other reflectors' high ones of the last
-	// JUDGE_MS: high alone (nobody else saw the delay) is a strike
+	// JUDGE_MS: high alone (nobody else saw the delay) is a strike.  A
+	// near hop's low answer judges only other near hops: a reflector
+	// beyond it may see a queue that lies beyond it
 	function judge(target, delta, t) {
 		if (delta > set.delay_ms / 3)
 			return null;
 
 		for (let w in window) {
-			if (w.judged || w.target == target || w.delta <= set.delay_ms || t - w.t > JUDGE_MS)
+			if (w.judged || w.target == target || w.delta <= set.delay_ms || t - w.t > JUDGE_MS ||
+			    (near_hops[target] && !near_hops[w.target]))
 				continue;
 
 			w.judged = true;
@@ -219,6 +230,12 @@ export function create(set, now) {
 		let need_refl = min(2, length(keys(live)));
 
 		return length(high) >= BLOAT_OF && length(keys(who)) >= need_refl ? high : null;
+	}
+
+	// the part of a probe's delay that lies in direction d (all of it
+	// without one-way delays)
+	function part(w, d) {
+		return (w.dir != null) ? w.dir[d] : w.delta;
 	}
 
 	// a delay above delay_ms that counts against direction d
@@ -325,9 +342,16 @@ export function create(set, now) {
 				let spare = spared(high, d);
 
 				if (high && share >= CUT_SHARE && !spare) {
-					// a queue that is still draining from the last cut is
-					// no reason for another one
-					let draining = s.last_cut != null && t - s.last_cut < DRAIN_MS && worst < s.cut_delay;
+					// a queue still draining from the last cut is no
+					// reason for another one (see the top); the senders
+					// slow down a round trip later, a long one with the
+					// line's buffer full
+					let behind = s.last_cut != null && s.rate < kbit;
+					let draining = behind || (s.last_cut != null && t - s.last_cut < DRAIN_MS + 3 * s.cut_delay &&
+						worst < DRAIN_GROW * s.cut_delay);
+
+					if (behind)
+						s.bloat_rate = min(s.bloat_rate ?? kbit, kbit);
 
 					if ((s.last_cut == null || t - s.last_cut >= CUT_HOLD_MS) && !draining) {
 						let f = (worst > DRAIN_OVER * set.delay_ms) ? DRAIN_FACTOR : CUT_FACTOR;
@@ -351,7 +375,10 @@ export function create(set, now) {
 				         count(filter(window, (w) => t - w.t <= WINDOW_MS), (w) => charged(w, d)) <= RAISE_SPIKES) {
 					let near = s.bloat_rate != null && s.rate >= NEAR_SHARE * s.bloat_rate && s.rate <= s.bloat_rate / NEAR_SHARE;
 
-					to = min(hi, int(s.rate * (near ? NEAR_FACTOR : RAISE_FACTOR) + 1));
+					let calm = count(filter(window, (w) => t - w.t <= WINDOW_MS), (w) => part(w, d) > CALM_SHARE * set.delay_ms) == 0;
+					let f = !near ? RAISE_FACTOR : calm ? CALM_NEAR_FACTOR : NEAR_FACTOR;
+
+					to = min(hi, int(s.rate * f + 1));
 					why = sprintf('%s loaded (%d %%), delay low', d, int(share * 100 + 0.5));
 				}
 				else if (share < IDLE_SHARE && s.rate != base) {
@@ -401,6 +428,15 @@ export function create(set, now) {
 		},
 
 		rate: (d) => dirs[d].rate,
+
+		// the reflectors that are near hops (the scan's; the others are
+		// taken to lie beyond them)
+		near: function(list) {
+			near_hops = {};
+
+			for (let a in list ?? [])
+				near_hops[a] = true;
+		},
 
 		// for autorate_status (t: mono now)
 		status: function(t) {

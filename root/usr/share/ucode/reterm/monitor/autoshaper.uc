@@ -56,6 +56,7 @@ export function create(env, a, hooks) {
 
 			if (sprintf('%J', next) != sprintf('%J', near)) {
 				near = next;
+				ctl.near(near);
 				log(sprintf('autorate: near reflectors %s (first hops towards %s)',
 					length(near) ? join(' ', near) : 'none', join(' ', targets)));
 				hooks?.retarget?.();
@@ -83,6 +84,7 @@ export function create(env, a, hooks) {
 		scan_timer?.cancel();
 		scan_timer = null;
 		near = [];
+		ctl.near(near);
 	}
 
 	scan_timer = env.timer?.(0, rescan);
