@@ -12,7 +12,7 @@
 import * as uloop from 'uloop';
 import * as socket from 'socket';
 import * as fs from 'fs';
-import * as probe from 'reterm.monitor.probe';
+import * as probe from 'reterm.monitor.icmp';
 import * as load from 'reterm.monitor.load';
 import { http_url } from 'reterm.monitor.args';
 import { mono, wall } from 'reterm.monitor.sys';

@@ -10,15 +10,15 @@
 //          deltas above delay_ms, from two reflectors when two are in
 //          use) and the direction carries at least CUT_SHARE of its rate:
 //          rate = max(min, min(rate, achieved) * CUT_FACTOR), or
-//          DRAIN_FACTOR when the delay is above DRAIN_OVER * delay_ms (a
-//          standing queue drains in a second, not ten); no second cut
-//          while the queue drains: the line delivers more than our rate
-//          (a download shaper sits behind the line; its output while
-//          the queue holds is the line's capacity: the edge), or the
-//          delay stays below DRAIN_GROW x the cut's within DRAIN_MS + 3 x
-//          that delay; then no other cut for CUT_HOLD_MS, no raise for
-//          RAISE_HOLD_MS, and the delta window starts again (a cut needs
-//          fresh evidence)
+//          DRAIN_FACTOR when the worst delay charged to it is above
+//          DRAIN_OVER * delay_ms (a standing queue drains in a second,
+//          not ten); no second cut while the queue drains, that is
+//          within DRAIN_MS + 3 x the cut's delay while the line delivers
+//          more than our rate (a download shaper sits behind the line;
+//          its output while the queue holds is the line's capacity: the
+//          edge) or the delay stays below DRAIN_GROW x the cut's; then
+//          no other cut for CUT_HOLD_MS, no raise for RAISE_HOLD_MS, and
+//          the delta window starts again (a cut needs fresh evidence)
 //   raise  the direction carries at least RAISE_SHARE of its rate and
 //          at most RAISE_SPIKES recent delta is above delay_ms (CAKE's
 //          own queue and the probes' jitter keep a few ms anyway: the
@@ -33,46 +33,30 @@
 //   hold   anything else, and whenever no probe answered for STALE_MS
 //          (no evidence: no raise; idle decay still applies)
 //
-// A delta is a probe's RTT minus its reflector's own baseline (slowly
-// rising, quickly falling minimum), so reflectors at any distance count
-// alike.  Where the prober split the round trip into one-way delays (ICMP
-// timestamps: up and down, each with the clocks' offset in it), each
-// gets its own baseline too, and the deltas say which direction a delay
-// is in:
+// A delta is a probe's delay above its reflector's baseline, split into
+// one-way parts where ICMP timestamps gave them (reterm.monitor.reflectors,
+// which also judges the reflectors); the parts say which direction a
+// delay is in:
 //   spared   the bloat's probes that carry one-way delays all show less
 //            than ATTRIB_SHARE of their delay in this direction: it is
 //            the other direction's queue, this one is not cut (and may
 //            still be raised when its own probes stay low).  Probes
 //            without them (IPv6, echo-only reflectors) count for both
-//            directions, as before; so do probes whose one-way deltas do
-//            not fit in the RTT's (each within -OWD_TOL_MS .. delta +
-//            OWD_TOL_MS; else the reflector's clock is not one).
-// Reflectors are judged as they answer:
-//   lost     LOST_OF of its last HEALTH_N probes unanswered: not used
-//            for SHUN_MS, then tried again
-//   erratic  ERRATIC_OF times in STRIKE_MS a delta above delay_ms that
-//            another reflector's low answer within JUDGE_MS contradicts
-//            (it answers late on its own, e.g. ICMP rate limiting): not
-//            used for SHUN_MS.  A near hop (near()) contradicts only
-//            other near hops: the queue may lie beyond it.  Bloat needs
-//            two reflectors anyway, so one late reflector never cuts alone
+//            directions.
 // Decisions and their reasons are kept (the last KEEP_DECISIONS).
 
 'use strict';
 
 import * as stats from 'reterm.monitor.stats';
+import * as reflectors from 'reterm.monitor.reflectors';
 
-export const WINDOW = 6, BLOAT_OF = 2, STALE_MS = 2000, WINDOW_MS = 2000;
+export const BLOAT_OF = 2, STALE_MS = 2000, WINDOW_MS = 2000;
 export const CUT_SHARE = 0.15, CUT_FACTOR = 0.85, DRAIN_FACTOR = 0.5, DRAIN_OVER = 4,
 	DRAIN_MS = 3000, DRAIN_GROW = 1.25, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500;
 export const RAISE_SHARE = 0.75, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9;
 export const CALM_SHARE = 0.5, CALM_NEAR_FACTOR = 1.02;
 export const IDLE_SHARE = 0.3, DECAY = 0.02;
-export const ATTRIB_SHARE = 0.33, OWD_TOL_MS = 5;
-const DAY_MS = 86400000;
-export const HEALTH_N = 10, LOST_OF = 5, SHUN_MS = 600000;
-export const JUDGE_MS = 1000, ERRATIC_OF = 4, STRIKE_MS = 20000;
-export const KEEP_DECISIONS = 20;
+export const ATTRIB_SHARE = 0.33, KEEP_DECISIONS = 20;
 
 // bounds of the settings (kbit/s and ms)
 export const MIN_KBIT = 64, MAX_KBIT = 10000000, MIN_DELAY_MS = 5, MAX_DELAY_MS = 200;
@@ -80,10 +64,6 @@ export const DIRS = [ 'dl', 'ul' ];
 
 function kind(why) {
 	return (index(why, 'delay') == 0) ? 'cut' : (index(why, 'idle') > 0) ? 'decay' : 'raise';
-}
-
-function isnum(v) {
-	return type(v) == 'int' || type(v) == 'double';
 }
 
 function whole(v) {
@@ -143,11 +123,7 @@ export function check_settings(s) {
 // set: check_settings(...).settings; now: mono ms
 export function create(set, now) {
 	let dirs = {};
-	let refl = {};		// target -> { base, ow: { dl, ul } baselines | null, hist: [ delta | null ], shunned_until, why }
-	let window = [];	// [ { t, target, delta, dir: { dl, ul } | null } ] of healthy reflectors, newest last
 	let decisions = [];
-	let last_answer = null;
-	let near_hops = {};	// target -> true: found by the near-hop scan
 
 	for (let d in DIRS)
 		dirs[d] = { rate: set[`${d}_base`], last_cut: null, bloat_rate: null, achieved: null, share: null };
@@ -159,63 +135,11 @@ export function create(set, now) {
 			splice(decisions, 0, length(decisions) - KEEP_DECISIONS);
 	}
 
-	function healthy(target, t) {
-		let r = refl[target];
-
-		return r == null || r.shunned_until == null || t >= r.shunned_until;
-	}
-
-	function shun(target, t, why) {
-		let r = refl[target];
-
-		r.shunned_until = t + SHUN_MS;
-		r.why = why;
-		r.hist = [];
-		r.base.reset();
-		r.ow = null;
-		window = filter(window, (w) => w.target != target);
-		note(t, null, null, null, sprintf('reflector %s not used for %d min: %s', target, SHUN_MS / 60000, why),
-			{ target });
-	}
-
-	// a low answer judges the other reflectors' high ones of the last
-	// JUDGE_MS: high alone (nobody else saw the delay) is a strike.  A
-	// near hop's low answer judges only other near hops: a reflector
-	// beyond it may see a queue that lies beyond it
-	function judge(target, delta, t) {
-		if (delta > set.delay_ms / 3)
-			return null;
-
-		for (let w in window) {
-			if (w.judged || w.target == target || w.delta <= set.delay_ms || t - w.t > JUDGE_MS ||
-			    (near_hops[target] && !near_hops[w.target]))
-				continue;
-
-			w.judged = true;
-
-			let r = refl[w.target];
-
-			r.strikes = filter([ ...(r.strikes ?? []), t ], (x) => t - x <= STRIKE_MS);
-
-			if (length(r.strikes) >= ERRATIC_OF)
-				return w.target;
-		}
-
-		return null;
-	}
-
-	function count(list, f) {
-		let n = 0;
-
-		for (let x in list)
-			if (f(x))
-				n++;
-
-		return n;
-	}
+	let refl = reflectors.create(set.delay_ms, (t, why, target) => note(t, null, null, null, why, { target }));
+	let count = reflectors.count;
 
 	function bloat(t) {
-		let recent = filter(window, (w) => t - w.t <= WINDOW_MS);
+		let recent = refl.recent(t, WINDOW_MS);
 		let high = filter(recent, (w) => w.delta > set.delay_ms);
 		let who = {};
 
@@ -251,79 +175,19 @@ export function create(set, now) {
 	}
 
 	return {
-		// one probe result: rtt in ms, or null when it was not answered
-		// (t: mono ms it was sent)
-		// owd: { up, down } (ms, offsets in them) or null
-		probe: function(target, rtt, t, owd) {
-			if (!healthy(target, t))
-				return;
-
-			let r = refl[target];
-
-			if (r == null || r.shunned_until != null) {
-				r = refl[target] = { base: stats.baseline(), hist: [], shunned_until: null, why: null };
-			}
-
-			let delta = null, dir = null;
-
-			if (rtt != null) {
-				delta = rtt - r.base.update(rtt, t);
-				last_answer = t;
-			}
-
-			if (delta != null && isnum(owd?.up) && isnum(owd?.down)) {
-				// the offset may make them negative; the baselines take
-				// numbers >= 0 (a day is more than any offset: +-12 h)
-				let up = owd.up + DAY_MS, down = owd.down + DAY_MS;
-
-				r.ow ??= { ul: stats.baseline(), dl: stats.baseline() };
-				dir = { ul: up - r.ow.ul.update(up, t), dl: down - r.ow.dl.update(down, t) };
-
-				// each part of the delay lies within the whole of it, or
-				// the reflector's clock is not one (stands still, jumps)
-				if (dir.ul < -OWD_TOL_MS || dir.dl < -OWD_TOL_MS || dir.ul > delta + OWD_TOL_MS || dir.dl > delta + OWD_TOL_MS)
-					dir = null;
-			}
-
-			if (delta != null)
-				r.one_way = dir != null;	// its last answer split the delay
-
-			push(r.hist, delta);
-
-			if (length(r.hist) > HEALTH_N)
-				shift(r.hist);
-
-			if (count(r.hist, (x) => x == null) >= LOST_OF)
-				return shun(target, t, sprintf('%d of its last %d probes unanswered', LOST_OF, length(r.hist)));
-
-			if (delta == null)
-				return;
-
-			let odd = judge(target, delta, t);
-
-			if (odd != null)
-				shun(odd, t, sprintf('answered late on its own %d times', ERRATIC_OF));
-
-			push(window, { t, target, delta, dir });
-
-			if (length(window) > WINDOW)
-				shift(window);
-		},
+		// one probe result (reterm.monitor.reflectors' probe())
+		probe: (target, rtt, t, owd) => refl.probe(target, rtt, t, owd),
 
 		// one controller step: rates achieved over the last interval in
 		// bit/s { rx, tx } (rx = download); returns the changes
 		// [ { dir, from, to, reason } ] (kbit/s) to apply
 		tick: function(t, achieved) {
+			refl.prune(t);
+
 			let changes = [];
+			let last_answer = refl.last_answer();
 			let stale = last_answer == null || t - last_answer > STALE_MS;
 			let high = stale ? null : bloat(t);
-			let worst = null;
-
-			for (let w in high ?? [])
-				if (worst == null || w.delta > worst)
-					worst = w.delta;
-
-			worst = stats.round1(worst);
 			let cut_any = false;
 
 			for (let d in DIRS) {
@@ -342,13 +206,16 @@ export function create(set, now) {
 				let spare = spared(high, d);
 
 				if (high && share >= CUT_SHARE && !spare) {
+					// the worst delay that counts against this direction
+					let mine = filter(high, (w) => charged(w, d));
+					let worst = stats.round1(max(...map(mine, (w) => w.delta)));
 					// a queue still draining from the last cut is no
 					// reason for another one (see the top); the senders
 					// slow down a round trip later, a long one with the
 					// line's buffer full
-					let behind = s.last_cut != null && s.rate < kbit;
-					let draining = behind || (s.last_cut != null && t - s.last_cut < DRAIN_MS + 3 * s.cut_delay &&
-						worst < DRAIN_GROW * s.cut_delay);
+					let recent = s.last_cut != null && t - s.last_cut < DRAIN_MS + 3 * s.cut_delay;
+					let behind = recent && s.rate < kbit;
+					let draining = behind || (recent && worst < DRAIN_GROW * s.cut_delay);
 
 					if (behind)
 						s.bloat_rate = min(s.bloat_rate ?? kbit, kbit);
@@ -361,7 +228,7 @@ export function create(set, now) {
 						s.cut_delay = worst;
 						why = sprintf('delay +%s ms with %s at %d %% of its rate', worst, d, int(share * 100 + 0.5));
 
-						let ow = filter(high, (w) => w.dir != null);
+						let ow = filter(mine, (w) => w.dir != null);
 
 						if (length(ow))
 							why += sprintf(', +%s ms of it one way %s', stats.round1(max(...map(ow, (w) => w.dir[d]))),
@@ -372,10 +239,10 @@ export function create(set, now) {
 				}
 				else if (!stale && (!high || spare) && share >= RAISE_SHARE &&
 				         (s.last_cut == null || t - s.last_cut >= RAISE_HOLD_MS) &&
-				         count(filter(window, (w) => t - w.t <= WINDOW_MS), (w) => charged(w, d)) <= RAISE_SPIKES) {
+				         count(refl.recent(t, WINDOW_MS), (w) => charged(w, d)) <= RAISE_SPIKES) {
 					let near = s.bloat_rate != null && s.rate >= NEAR_SHARE * s.bloat_rate && s.rate <= s.bloat_rate / NEAR_SHARE;
 
-					let calm = count(filter(window, (w) => t - w.t <= WINDOW_MS), (w) => part(w, d) > CALM_SHARE * set.delay_ms) == 0;
+					let calm = count(refl.recent(t, WINDOW_MS), (w) => part(w, d) > CALM_SHARE * set.delay_ms) == 0;
 					let f = !near ? RAISE_FACTOR : calm ? CALM_NEAR_FACTOR : NEAR_FACTOR;
 
 					to = min(hi, int(s.rate * f + 1));
@@ -413,7 +280,7 @@ export function create(set, now) {
 			}
 
 			if (cut_any)
-				window = [];	// the next cut needs fresh evidence
+				refl.clear();	// the next cut needs fresh evidence
 
 			return changes;
 		},
@@ -429,32 +296,19 @@ export function create(set, now) {
 
 		rate: (d) => dirs[d].rate,
 
-		// the reflectors that are near hops (the scan's; the others are
-		// taken to lie beyond them)
-		near: function(list) {
-			near_hops = {};
-
-			for (let a in list ?? [])
-				near_hops[a] = true;
-		},
+		// the reflectors that are near hops (reterm.monitor.reflectors)
+		near: (list) => refl.near(list),
 
 		// for autorate_status (t: mono now)
 		status: function(t) {
-			let rates = {}, rl = [];
+			let rates = {}, last = refl.last_answer();
 
 			for (let d in DIRS)
 				rates[d] = { rate_kbit: dirs[d].rate, achieved_kbit: (dirs[d].achieved != null) ? int(dirs[d].achieved) : null,
 					share: (dirs[d].share != null) ? stats.round1(dirs[d].share * 100) : null };
 
-			for (let target, r in refl) {
-				let off = r.shunned_until != null && t < r.shunned_until;
-
-				push(rl, { target, state: off ? 'shunned' : 'used', why: off ? r.why : null,
-					baseline_ms: stats.round1(r.base.value()), one_way: r.one_way == true,
-					answered: count(r.hist, (x) => x != null), probes: length(r.hist) });
-			}
-
-			return { rates, reflectors: rl, decisions: [ ...decisions ], evidence: last_answer != null && t - last_answer <= STALE_MS };
+			return { rates, reflectors: refl.status(t), decisions: [ ...decisions ],
+				evidence: last != null && t - last <= STALE_MS };
 		}
 	};
 }

@@ -33,7 +33,7 @@
 import * as child from 'reterm.monitor.child';
 import { ip } from 'reterm.monitor.args';
 import { fping_path } from 'reterm.monitor.fping';
-import { build_echo } from 'reterm.monitor.probe';
+import { build_echo } from 'reterm.monitor.icmp';
 import { classify } from 'reterm.monitor.target';
 
 const ICMP_ECHOREPLY = 0, ICMP_ECHO = 8, ICMP_TIME_EXCEEDED = 11, IPPROTO_ICMP = 1;
