@@ -25,9 +25,10 @@
 //          rate climbs until the delay reaches the threshold):
 //          rate = min(max, rate * RAISE_FACTOR) once a tick; within
 //          NEAR_SHARE of the rate the last bloat came at NEAR_FACTOR
-//          while a recent delta in this direction is above CALM_SHARE x
-//          delay_ms (a queue forming: probe the edge gently), else
-//          CALM_NEAR_FACTOR (calm: the line may have risen since)
+//          (probe the edge gently), CALM_NEAR_FACTOR while calm: the
+//          line delivers at least CALM_LOAD of our rate (it limits
+//          nothing) and no recent delta in this direction is above
+//          CALM_SHARE x delay_ms (no queue forming): it may have risen
 //   decay  the direction carries less than IDLE_SHARE: the rate moves
 //          DECAY of the way to base each tick
 //   hold   anything else, and whenever no probe answered for STALE_MS
@@ -54,7 +55,7 @@ export const BLOAT_OF = 2, STALE_MS = 2000, WINDOW_MS = 2000;
 export const CUT_SHARE = 0.15, CUT_FACTOR = 0.85, DRAIN_FACTOR = 0.5, DRAIN_OVER = 4,
 	DRAIN_MS = 3000, DRAIN_GROW = 1.25, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500;
 export const RAISE_SHARE = 0.75, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9;
-export const CALM_SHARE = 0.5, CALM_NEAR_FACTOR = 1.02;
+export const CALM_SHARE = 0.5, CALM_LOAD = 0.9, CALM_NEAR_FACTOR = 1.01;
 export const IDLE_SHARE = 0.3, DECAY = 0.02;
 export const ATTRIB_SHARE = 0.33, KEEP_DECISIONS = 20;
 
@@ -242,7 +243,8 @@ export function create(set, now) {
 				         count(refl.recent(t, WINDOW_MS), (w) => charged(w, d)) <= RAISE_SPIKES) {
 					let near = s.bloat_rate != null && s.rate >= NEAR_SHARE * s.bloat_rate && s.rate <= s.bloat_rate / NEAR_SHARE;
 
-					let calm = count(refl.recent(t, WINDOW_MS), (w) => part(w, d) > CALM_SHARE * set.delay_ms) == 0;
+					let calm = share >= CALM_LOAD &&
+						count(refl.recent(t, WINDOW_MS), (w) => part(w, d) > CALM_SHARE * set.delay_ms) == 0;
 					let f = !near ? RAISE_FACTOR : calm ? CALM_NEAR_FACTOR : NEAR_FACTOR;
 
 					to = min(hi, int(s.rate * f + 1));
