@@ -160,8 +160,12 @@ async function viewReady() {
 
 async function open(path) {
 	/* the old page's polls stopped, then none under way: else a poll sent
-	 * while the next page loads is aborted when it replaces this one */
-	await page.evaluate(() => window.L?.poll?.stop()).catch(() => {});
+	 * while the next page loads is aborted when it replaces this one.
+	 * LuCI's poll loop is L.Poll (L.poll is the legacy request helper: a
+	 * stop() called on it threw and was swallowed, so the polls went on) */
+	const polling = await page.evaluate(() => { window.L?.Poll?.stop(); return window.L?.Poll?.active() ?? false });
+	if (polling)
+		throw new Error(`LuCI's polls still active after L.Poll.stop() before opening ${path}`);
 	await rec.idle();
 	await page.goto(BASE + path, { timeout: 60000 });
 	await viewReady();
