@@ -38,30 +38,39 @@ const QUOTED = [ 0x45, 0, 0, 43, 0, 0, 0, 0, 1, 1, 0, 0, 198, 51, 100, 2, 1, 1, 
 let exceeded = (id, proto, type) => bytes([ ...IP, 11, 0, 0, 0, 0, 0, 0, 0,
 	...map(QUOTED, (b, i) => (i == 9) ? proto : b), type, 0, 0, 0, id >> 8, id & 255, 0, 1 ]);
 
-c.eq('icmp: time exceeded quoting our echo', H.parse_icmp(exceeded(0x1234, 1, 8), 0x1234), 'exceeded');
-c.eq('icmp: time exceeded for another id', H.parse_icmp(exceeded(0x1235, 1, 8), 0x1234), null);
-c.eq('icmp: time exceeded quoting UDP', H.parse_icmp(exceeded(0x1234, 17, 8), 0x1234), null);
-c.eq('icmp: time exceeded quoting a reply', H.parse_icmp(exceeded(0x1234, 1, 0), 0x1234), null);
-c.eq('icmp: cut short', H.parse_icmp(substr(exceeded(0x1234, 1, 8), 0, 40), 0x1234), null);
-c.eq('icmp: our echo answered', H.parse_icmp(bytes([ ...IP, 0, 0, 0, 0, 0x12, 0x34, 0, 1, 1, 2, 3, 4 ]), 0x1234), 'reached');
-c.eq('icmp: someone else\'s reply', H.parse_icmp(bytes([ ...IP, 0, 0, 0, 0, 0x99, 0x34, 0, 1, 1, 2, 3, 4 ]), 0x1234), null);
-c.eq('icmp: IPv6 bytes', H.parse_icmp(bytes([ 0x60, ...slice(IP, 1), 11, 0, 0, 0, 0, 0, 0, 0 ]), 0x1234), null);
-c.eq('icmp: nothing', H.parse_icmp(null, 1), null);
+c.eq('icmp: time exceeded quoting our echo', H.parse_icmp(exceeded(0x1234, 1, 8), 0x1234, 1, '1.1.1.1'), 'exceeded');
+c.eq('icmp: time exceeded for another id', H.parse_icmp(exceeded(0x1235, 1, 8), 0x1234, 1, '1.1.1.1'), null);
+c.eq('icmp: time exceeded quoting UDP', H.parse_icmp(exceeded(0x1234, 17, 8), 0x1234, 1, '1.1.1.1'), null);
+c.eq('icmp: time exceeded quoting a reply', H.parse_icmp(exceeded(0x1234, 1, 0), 0x1234, 1, '1.1.1.1'), null);
+c.eq('icmp: cut short', H.parse_icmp(substr(exceeded(0x1234, 1, 8), 0, 40), 0x1234, 1, '1.1.1.1'), null);
+c.eq('icmp: our echo answered', H.parse_icmp(bytes([ ...IP, 0, 0, 0, 0, 0x12, 0x34, 0, 1, 1, 2, 3, 4 ]), 0x1234, 1, '1.1.1.1'), 'reached');
+c.eq('icmp: someone else\'s reply', H.parse_icmp(bytes([ ...IP, 0, 0, 0, 0, 0x99, 0x34, 0, 1, 1, 2, 3, 4 ]), 0x1234, 1, '1.1.1.1'), null);
+c.eq('icmp: IPv6 bytes', H.parse_icmp(bytes([ 0x60, ...slice(IP, 1), 11, 0, 0, 0, 0, 0, 0, 0 ]), 0x1234, 1, '1.1.1.1'), null);
+// a time exceeded must quote our echo to our target with our sequence
+// number: a random id alone is 16 bits a sender of forged errors can spray
+c.eq('icmp: time exceeded for an echo to another address', H.parse_icmp(exceeded(0x1234, 1, 8), 0x1234, 1, '8.8.8.8'), null);
+c.eq('icmp: time exceeded for another sequence number', H.parse_icmp(exceeded(0x1234, 1, 8), 0x1234, 2, '1.1.1.1'), null);
+c.eq('icmp: a reply with another sequence number', H.parse_icmp(bytes([ ...IP, 0, 0, 0, 0, 0x12, 0x34, 0, 1, 1, 2, 3, 4 ]), 0x1234, 3, '1.1.1.1'), null);
+c.eq('icmp: nothing', H.parse_icmp(null, 1, 1, '1.1.1.1'), null);
 
 // ---- raw ICMPv6 datagrams (no IP header) --------------------------------------
 const IP6 = [ 0x60, 0, 0, 0, 0, 16, 58, 1, ...map(split(sprintf("%32s", ""), ""), (x, i) => (i < 16) ? 0x20 : 0x30) ];
+const T6 = '3030:3030:3030:3030:3030:3030:3030:3030';	// the quoted destination
 let exceeded6 = (id, next, type) => bytes([ 3, 0, 0, 0, 0, 0, 0, 0, ...map(IP6, (b, i) => (i == 6) ? next : b),
 	type, 0, 0, 0, id >> 8, id & 255, 0, 1 ]);
 
-c.eq('icmp6: time exceeded quoting our echo', H.parse_icmp6(exceeded6(0x1234, 58, 128), 0x1234), 'exceeded');
-c.eq('icmp6: time exceeded for another id', H.parse_icmp6(exceeded6(0x1235, 58, 128), 0x1234), null);
-c.eq('icmp6: time exceeded quoting UDP', H.parse_icmp6(exceeded6(0x1234, 17, 128), 0x1234), null);
-c.eq('icmp6: time exceeded quoting a reply', H.parse_icmp6(exceeded6(0x1234, 58, 129), 0x1234), null);
-c.eq('icmp6: cut short', H.parse_icmp6(substr(exceeded6(0x1234, 58, 128), 0, 50), 0x1234), null);
-c.eq('icmp6: our echo answered', H.parse_icmp6(bytes([ 129, 0, 0, 0, 0x12, 0x34, 0, 1, 1, 2 ]), 0x1234), 'reached');
-c.eq('icmp6: someone else\'s reply', H.parse_icmp6(bytes([ 129, 0, 0, 0, 0x99, 0x34, 0, 1 ]), 0x1234), null);
-c.eq('icmp6: an IPv4 time exceeded', H.parse_icmp6(exceeded(0x1234, 1, 8), 0x1234), null);
-c.eq('icmp6: nothing', H.parse_icmp6(null, 1), null);
+c.eq('icmp6: time exceeded quoting our echo', H.parse_icmp6(exceeded6(0x1234, 58, 128), 0x1234, 1, T6), 'exceeded');
+c.eq('icmp6: time exceeded for another id', H.parse_icmp6(exceeded6(0x1235, 58, 128), 0x1234, 1, T6), null);
+c.eq('icmp6: time exceeded quoting UDP', H.parse_icmp6(exceeded6(0x1234, 17, 128), 0x1234, 1, T6), null);
+c.eq('icmp6: time exceeded quoting a reply', H.parse_icmp6(exceeded6(0x1234, 58, 129), 0x1234, 1, T6), null);
+c.eq('icmp6: cut short', H.parse_icmp6(substr(exceeded6(0x1234, 58, 128), 0, 50), 0x1234, 1, T6), null);
+c.eq('icmp6: our echo answered', H.parse_icmp6(bytes([ 129, 0, 0, 0, 0x12, 0x34, 0, 1, 1, 2 ]), 0x1234, 1, T6), 'reached');
+c.eq('icmp6: someone else\'s reply', H.parse_icmp6(bytes([ 129, 0, 0, 0, 0x99, 0x34, 0, 1 ]), 0x1234, 1, T6), null);
+c.eq('icmp6: an IPv4 time exceeded', H.parse_icmp6(exceeded(0x1234, 1, 8), 0x1234, 1, T6), null);
+c.eq('icmp6: time exceeded for an echo to another address', H.parse_icmp6(exceeded6(0x1234, 58, 128), 0x1234, 1, '2001:db8::1'), null);
+c.eq('icmp6: time exceeded for another sequence number', H.parse_icmp6(exceeded6(0x1234, 58, 128), 0x1234, 4, T6), null);
+c.eq('icmp6: a reply with another sequence number', H.parse_icmp6(bytes([ 129, 0, 0, 0, 0x12, 0x34, 0, 1, 1, 2 ]), 0x1234, 2, T6), null);
+c.eq('icmp6: nothing', H.parse_icmp6(null, 1, 1, T6), null);
 
 // ---- beyond the access line? ---------------------------------------------
 for (let x in [

@@ -56,10 +56,26 @@ export function parse_fping(text) {
 	return { from, reached: !from && match(text ?? '', / : \[0\], [0-9]+ bytes/) != null };
 }
 
+// the quoted destination at data[at..] is dst (an IP literal)
+function quotes(data, at, dst) {
+	let want = iptoarr(dst ?? '');
+
+	if (!want || length(data) < at + length(want))
+		return false;
+
+	for (let i = 0; i < length(want); i++)
+		if (ord(data, at + i) != want[i])
+			return false;
+
+	return true;
+}
+
 // A datagram of a raw IPv4 ICMP socket (IP header first) -> 'reached' (our
-// echo's reply), 'exceeded' (a router's time exceeded quoting our echo)
-// or null (anything else: other hosts' ICMP reaches raw sockets too)
-export function parse_icmp(data, id) {
+// echo's reply), 'exceeded' (a router's time exceeded quoting our echo:
+// to dst, with our id and seq; the random id alone is 16 bits that a
+// sender of forged errors can spray) or null (anything else: other hosts'
+// ICMP reaches raw sockets too)
+export function parse_icmp(data, id, seq, dst) {
 	let u = (i) => ord(data, i) ?? -1, u16 = (i) => (u(i) << 8) | u(i + 1);
 
 	if (length(data ?? '') < 28 || (u(0) >> 4) != 4)
@@ -68,7 +84,7 @@ export function parse_icmp(data, id) {
 	let off = (u(0) & 15) * 4;
 
 	if (u(off) == ICMP_ECHOREPLY && length(data) >= off + 8)
-		return (u16(off + 4) == id) ? 'reached' : null;
+		return (u16(off + 4) == id && u16(off + 6) == seq) ? 'reached' : null;
 
 	if (u(off) != ICMP_TIME_EXCEEDED || length(data) < off + 8 + 20)
 		return null;
@@ -76,10 +92,10 @@ export function parse_icmp(data, id) {
 	// the quoted header: IPv4, ICMP, then the first 8 bytes of our echo
 	let inner = off + 8, q = inner + (u(inner) & 15) * 4;
 
-	if ((u(inner) >> 4) != 4 || u(inner + 9) != IPPROTO_ICMP || length(data) < q + 8)
+	if ((u(inner) >> 4) != 4 || u(inner + 9) != IPPROTO_ICMP || length(data) < q + 8 || !quotes(data, inner + 16, dst))
 		return null;
 
-	return (u(q) == ICMP_ECHO && u16(q + 4) == id) ? 'exceeded' : null;
+	return (u(q) == ICMP_ECHO && u16(q + 4) == id && u16(q + 6) == seq) ? 'exceeded' : null;
 }
 
 // what reterm.monitor.target calls not public but can still be the ISP's
@@ -97,19 +113,20 @@ export function beyond(addr) {
 // A datagram of a raw ICMPv6 socket (no IP header: the kernel strips it)
 // -> 'reached', 'exceeded' or null, as parse_icmp; a time exceeded quotes
 // the IPv6 header (40 bytes, next header ICMPv6) and then our echo
-export function parse_icmp6(data, id) {
+export function parse_icmp6(data, id, seq, dst) {
 	let u = (i) => ord(data, i) ?? -1, u16 = (i) => (u(i) << 8) | u(i + 1);
 
 	if (length(data ?? '') < 8)
 		return null;
 
 	if (u(0) == ICMP6_ECHOREPLY)
-		return (u16(4) == id) ? 'reached' : null;
+		return (u16(4) == id && u16(6) == seq) ? 'reached' : null;
 
-	if (u(0) != ICMP6_TIME_EXCEEDED || length(data) < 8 + 40 + 8 || (u(8) >> 4) != 6 || u(14) != IPPROTO_ICMPV6)
+	if (u(0) != ICMP6_TIME_EXCEEDED || length(data) < 8 + 40 + 8 || (u(8) >> 4) != 6 || u(14) != IPPROTO_ICMPV6 ||
+	    !quotes(data, 8 + 24, dst))
 		return null;
 
-	return (u(48) == ICMP6_ECHO && u16(52) == id) ? 'exceeded' : null;
+	return (u(48) == ICMP6_ECHO && u16(52) == id && u16(54) == seq) ? 'exceeded' : null;
 }
 
 // hops [ { ttl, addr } ] -> the first MAX_NEAR addresses beyond the line
@@ -222,7 +239,7 @@ export function icmp_ttl(base) {
 			let m;
 
 			while (!done && (m = s.recvmsg(1500)) != null) {
-				let k = (v6 ? parse_icmp6 : parse_icmp)(m.data, id), from = ip(m.address?.address ?? '');
+				let k = (v6 ? parse_icmp6 : parse_icmp)(m.data, id, ttl, a), from = ip(m.address?.address ?? '');
 
 				if (k == 'exceeded' && from)
 					finish({ from, reached: false });
