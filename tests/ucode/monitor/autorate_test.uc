@@ -51,6 +51,23 @@ for (let bad in [
 	c.ok(sprintf('raise: a run of raises is one decision %J', st.decisions), length(filter(st.decisions, (x) => x.dir == 'dl')) == 1);
 }
 
+// ---- raise: fast only while the shaper limits (lab finding) --------------
+// a rate above the line's capacity is not followed by what the line
+// delivers: climbing on at +4 % a tick until the share fell to 75 % put
+// the rate a third above the line (the walk's falls met such overshoots)
+{
+	let l = line({ ...good, dl_base: 8000 }, { cap: (d) => (d == 'dl' ? 12000 : 20000), load: (d) => d == 'dl',
+		sees: () => false });
+
+	l.run(10000);
+	let fast = filter(l.out.changes, (x) => x.dir == 'dl' && x.from * (A.FAST_SHARE ?? 0.85) > 12000 && x.to > x.from * 1.01);
+
+	c.ok(sprintf('climb: no fast raise once the line delivers < %d %% of the rate: %J', (A.FAST_SHARE ?? 0.85) * 100, fast),
+		A.FAST_SHARE > A.RAISE_SHARE && length(fast) == 0);
+	c.ok(sprintf('climb: fast up to there (%d kbit/s after 3 s)', filter(l.out.changes, (x) => x.t <= 3000)[-1]?.to ?? 0),
+		(filter(l.out.changes, (x) => x.t <= 3000)[-1]?.to ?? 0) >= 12000);
+}
+
 // ---- raise through CAKE's own standing delay (lab finding) --------------
 // a loaded CAKE keeps ~5-10 ms of its own queue and the probes jitter by
 // a few ms: below the threshold that must not stop the climb

@@ -23,7 +23,10 @@
 //          at most RAISE_SPIKES recent delta is above delay_ms (CAKE's
 //          own queue and the probes' jitter keep a few ms anyway: the
 //          rate climbs until the delay reaches the threshold):
-//          rate = min(max, rate * RAISE_FACTOR) once a tick; within
+//          rate = min(max, rate * RAISE_FACTOR) once a tick while the
+//          line delivers at least FAST_SHARE of it (the shaper limits),
+//          NEAR_FACTOR below that (the line may be the limit: a rate far
+//          above it only makes the next bloat bigger); within
 //          NEAR_SHARE of the rate the last bloat came at NEAR_FACTOR
 //          (probe the edge gently), CALM_NEAR_FACTOR while calm: the
 //          line delivers at least CALM_LOAD of our rate (it limits
@@ -54,7 +57,7 @@ import * as reflectors from 'reterm.monitor.reflectors';
 export const BLOAT_OF = 2, STALE_MS = 2000, WINDOW_MS = 2000;
 export const CUT_SHARE = 0.15, CUT_FACTOR = 0.85, DRAIN_FACTOR = 0.5, DRAIN_OVER = 4,
 	DRAIN_MS = 3000, DRAIN_GROW = 1.25, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500;
-export const RAISE_SHARE = 0.75, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9;
+export const RAISE_SHARE = 0.75, FAST_SHARE = 0.85, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9;
 export const CALM_SHARE = 0.5, CALM_LOAD = 0.9, CALM_NEAR_FACTOR = 1.01;
 export const IDLE_SHARE = 0.3, DECAY = 0.02;
 export const ATTRIB_SHARE = 0.33, KEEP_DECISIONS = 20;
@@ -245,7 +248,7 @@ export function create(set, now) {
 
 					let calm = share >= CALM_LOAD &&
 						count(refl.recent(t, WINDOW_MS), (w) => part(w, d) > CALM_SHARE * set.delay_ms) == 0;
-					let f = !near ? RAISE_FACTOR : calm ? CALM_NEAR_FACTOR : NEAR_FACTOR;
+					let f = near ? (calm ? CALM_NEAR_FACTOR : NEAR_FACTOR) : (share >= FAST_SHARE) ? RAISE_FACTOR : NEAR_FACTOR;
 
 					to = min(hi, int(s.rate * f + 1));
 					why = sprintf('%s loaded (%d %%), delay low', d, int(share * 100 + 0.5));
