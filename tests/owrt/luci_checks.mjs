@@ -163,9 +163,16 @@ async function open(path) {
 	 * while the next page loads is aborted when it replaces this one.
 	 * LuCI's poll loop is L.Poll (L.poll is the legacy request helper: a
 	 * stop() called on it threw and was swallowed, so the polls went on) */
-	const polling = await page.evaluate(() => { window.L?.Poll?.stop(); return window.L?.Poll?.active() ?? false });
-	if (polling)
-		throw new Error(`LuCI's polls still active after L.Poll.stop() before opening ${path}`);
+	const polling = await page.evaluate(() => {
+		if (!window.L)
+			return 'none';	/* no LuCI page yet: nothing polls */
+		if (typeof window.L.Poll?.stop != 'function')
+			return 'no L.Poll';
+		window.L.Poll.stop();
+		return window.L.Poll.active() ? 'active' : 'stopped';
+	});
+	if (polling != 'none' && polling != 'stopped')
+		throw new Error(`LuCI's polls not stopped before opening ${path}: ${polling}`);
 	await rec.idle();
 	await page.goto(BASE + path, { timeout: 60000 });
 	await viewReady();
