@@ -70,5 +70,10 @@ for tier in $TIERS; do
 	if [ "$tier" = sh ]; then tally sh-bg "$log"; fi
 done
 
+# the failures again, so the last lines of a long log say what went wrong
+if [ "$failed" -gt 0 ]; then
+	echo "=== failed"
+	for tier in $TIERS; do grep -h "^not ok" ".cache/tier-$tier.log" 2>/dev/null; done
+fi
 echo "total: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

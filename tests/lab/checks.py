@@ -83,8 +83,14 @@ CHECKS = {
     "shaping": [
         ("shaped (CAKE at 90 %): 4-flow download adds <= 5 ms",
          lambda m: m["added_ms_shaped"] <= 5),
-        ("shaped: throughput >= 85 % of the link's",
-         lambda m: m["throughput_ratio"] >= 0.85),
+        # CAKE at 18 Mbit/s counting 38 bytes a packet passes at most
+        # 18 * 1448 / 1538 = 16.9 Mbit/s of TCP payload, 0.886 of the bare
+        # link's goodput.  The check is on what the shaper lets through, not
+        # on a ratio to a second (unshaped) run: the old ">= 85 % of the
+        # link" sat 3 % under that ceiling, inside this VM's spread (single
+        # runs 0.947-0.978 of the ceiling, 3-run medians 0.955-0.977)
+        ("shaped: goodput >= 93 % of what CAKE's rate allows (its overhead counted)",
+         lambda m: m["shaped_mbps"] >= 0.93 * m["shaper_goodput_ceiling_mbps"]),
         ("unshaped: the same load adds >= 100 ms",
          lambda m: m["added_ms_unshaped"] >= 100),
     ],
@@ -237,9 +243,36 @@ CHECKS = {
 }
 
 
+class _Seen(dict):
+    """the scenario's metrics, remembering which ones a check read"""
+
+    def __init__(self, metrics):
+        super().__init__(metrics)
+        self.read = []
+
+    def __getitem__(self, key):
+        if key not in self.read:
+            self.read.append(key)
+        return super().__getitem__(key)
+
+
+def _measured(seen):
+    """' (measured: a=1.23, b=4)': what a failed check read, so a red CI says
+    by how much it missed"""
+    shown = []
+    for key in seen.read:
+        value = dict.get(seen, key)
+        if isinstance(value, float):
+            shown.append("%s=%.4g" % (key, value))
+        elif not isinstance(value, (list, dict)):
+            shown.append("%s=%s" % (key, value))
+    return " (measured: %s)" % ", ".join(shown) if shown else ""
+
+
 def verdict(metrics, pred, skip_key=None):
     """("ok" | "not ok" | "skip", note) for one check on a scenario's metrics;
-    skip_key: a metric the scenario sets when it skipped this part."""
+    skip_key: a metric the scenario sets when it skipped this part.  A failed
+    check's note names the values it read."""
     if metrics is None:
         return "not ok", " (scenario wrote no results)"
     if "error" in metrics:
@@ -248,8 +281,9 @@ def verdict(metrics, pred, skip_key=None):
         return "skip", " (scenario skipped itself)"
     if skip_key and metrics.get(skip_key):
         return "skip", " (%s)" % skip_key
+    seen = _Seen(metrics)
     try:
-        return ("ok" if pred(metrics) else "not ok"), ""
+        return ("ok", "") if pred(seen) else ("not ok", _measured(seen))
     except (KeyError, TypeError) as e:
         return "not ok", " (%s: %s)" % (type(e).__name__, e)
 

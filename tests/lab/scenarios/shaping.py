@@ -18,6 +18,9 @@ OPTS = os.path.join(TOP, "tests", "lab", "shaping-opts.mjs")
 LINK_KBIT = 20000
 RTT_MS = 20
 SHAPE_KBIT = LINK_KBIT * 90 // 100
+# a full-size IPv4 TCP segment with timestamps: 1448 bytes of payload in a
+# 1500-byte packet, which CAKE's `ethernet` keyword counts as 1500 + 38
+PAYLOAD, PACKET, OVERHEAD = 1448, 1500, 38
 
 
 def sqm_steps():
@@ -37,7 +40,8 @@ def run():
     topo.build()
     topo.set_wan(RTT_MS, LINK_KBIT / 1000.0, limit=1000)
     server = measure.start_iperf_server()
-    res = {"shaper_kbit": SHAPE_KBIT}
+    res = {"shaper_kbit": SHAPE_KBIT,
+           "shaper_goodput_ceiling_mbps": SHAPE_KBIT / 1000.0 * PAYLOAD / (PACKET + OVERHEAD)}
     try:
         topo.set_profile("cli", "pc")
         res["idle_ms"] = measure.ping_median("cli", topo.SRV4, count=20)
@@ -52,10 +56,12 @@ def run():
                 for _ in range(3)]
         res["loaded_ms_shaped"] = statistics.median(r[0] for r in runs)
         res["shaped_mbps"] = statistics.median(r[1] for r in runs)
+        res["shaped_mbps_runs"] = [round(r[1], 2) for r in runs]
         res["added_ms_unshaped"] = res["loaded_ms_unshaped"] - res["idle_ms"]
         res["added_ms_shaped"] = res["loaded_ms_shaped"] - res["idle_ms"]
         # goodput with the shaper / goodput of the bare link, same method
         res["throughput_ratio"] = res["shaped_mbps"] / res["unshaped_mbps"]
+        res["shaper_efficiency"] = res["shaped_mbps"] / res["shaper_goodput_ceiling_mbps"]
         return res
     finally:
         server.terminate()
