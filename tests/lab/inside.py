@@ -4,7 +4,13 @@ results merged into <out>/results.json as {scenario: {metric: number}}.
 A scenario that runs longer than LAB_SCENARIO_TIMEOUT seconds (default 1500;
 the longest, autorate, takes ~14 min) is stopped: what ran in the VM at that
 moment (ps, memory, the kernel's last lines) is printed, its cleanup gets
-another 120 s, and it counts as failed; the next scenarios still run."""
+another 120 s, and it counts as failed; the next scenarios still run.
+
+A watchdog process says every 5 minutes which scenario still runs; if the
+alarm did not end a scenario 5 minutes after its limit (a main process
+blocked where no signal reaches it), it prints where every process waits
+(wchan, kernel stack) and kills the scenario's children.  If even the
+heartbeat stops, the VM itself is wedged."""
 import argparse
 import importlib
 import json
@@ -40,6 +46,80 @@ def diagnose():
         print("lab: timeout: %s\n%s" % (" ".join(argv[:1]), "\n".join(out.splitlines()[-40:])), flush=True)
 
 
+BEAT = "/tmp/reterm-lab-beat"  # "<scenario> <start time>" of the running scenario
+STUCK = "/tmp/reterm-lab-stuck"  # the start time of a scenario the watchdog unblocked
+GRACE = int(os.environ.get("LAB_WATCHDOG_GRACE", "300"))  # after the limit
+
+
+def stuck_report(main_pid):
+    print("lab: watchdog: no progress; where processes wait:", flush=True)
+    for pid in sorted(int(p) for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open("/proc/%d/cmdline" % pid) as f:
+                cmd = f.read().replace("\0", " ").strip()[:120]
+            with open("/proc/%d/wchan" % pid) as f:
+                wchan = f.read()
+            stack = ""
+            if fields[0] == "D" or pid == main_pid:
+                with open("/proc/%d/stack" % pid) as f:
+                    stack = " | ".join(line.split()[-1] for line in f.read().splitlines()[:8])
+        except (OSError, IndexError):
+            continue
+        if cmd:
+            print("lab: watchdog: %d %s %s %s %s" % (pid, fields[0], wchan, cmd, stack), flush=True)
+
+
+def kill_children(main_pid):
+    """SIGKILL the main process's children but this watchdog: a scenario's
+    command that blocks the main process ends, its wait returns"""
+    for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            if ppid == main_pid and pid != os.getpid():
+                os.kill(pid, signal.SIGKILL)
+                print("lab: watchdog: killed %d" % pid, flush=True)
+        except (OSError, IndexError, ValueError):
+            continue
+
+
+def watchdog(main_pid, limit):
+    """the watchdog process's loop (see the module's text)"""
+    last, acted = time.time(), None
+    while True:
+        time.sleep(min(30, GRACE))
+        try:
+            os.kill(main_pid, 0)
+        except OSError:
+            os._exit(0)
+        try:
+            with open(BEAT) as f:
+                name, start = f.read().split()
+        except (OSError, ValueError):
+            continue
+        ran = time.time() - float(start)
+        if time.time() - last >= 300:
+            last = time.time()
+            print("lab: watchdog: scenario %s running for %.0f s" % (name, ran), flush=True)
+        if ran > limit + GRACE and acted != start:
+            acted = start
+            with open(STUCK, "w") as f:
+                f.write(start)
+            stuck_report(main_pid)
+            kill_children(main_pid)
+
+
+def start_watchdog(limit):
+    main_pid = os.getpid()
+    if os.fork() == 0:
+        try:
+            watchdog(main_pid, limit)
+        finally:
+            os._exit(0)
+
+
 def on_alarm(signum, frame):
     diagnose()
     signal.alarm(120)  # for the scenario's cleanup
@@ -57,8 +137,14 @@ def main():
     failed = False
     limit = int(os.environ.get("LAB_SCENARIO_TIMEOUT", "1500"))
     signal.signal(signal.SIGALRM, on_alarm)
+    for stale in (BEAT, STUCK):
+        if os.path.exists(stale):
+            os.unlink(stale)
+    start_watchdog(limit)
     for name in args.scenarios:
         t0 = time.time()
+        with open(BEAT, "w") as f:
+            f.write("%s %r" % (name, t0))
         print("lab: scenario %s ..." % name, flush=True)
         signal.alarm(limit)
         try:
@@ -74,6 +160,11 @@ def main():
             failed = True
         finally:
             signal.alarm(0)
+        if os.path.exists(STUCK):  # it returned only because the watchdog killed its commands
+            os.unlink(STUCK)
+            print("lab: scenario %s was unblocked by the watchdog: failed" % name, flush=True)
+            results[name] = {"error": 1, "stuck": 1}
+            failed = True
         print("lab: scenario %s done in %.0f s: %s" % (
             name, time.time() - t0, json.dumps(results[name])), flush=True)
         with open(path + ".tmp", "w") as f:
