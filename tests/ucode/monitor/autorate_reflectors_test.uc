@@ -96,7 +96,7 @@ function dip(which, owd) {
 }
 
 // the cut's depth follows the delay charged to the direction: a big
-// download bloat beside a small upload one halves only the download
+// download bloat beside a small upload one cuts only the download deep
 {
 	let ctl = A.create(good, 0), t = 0;
 
@@ -111,8 +111,10 @@ function dip(which, owd) {
 	for (let x in ctl.tick(t, { rx: 20000000, tx: 5000000 }))
 		ch[x.dir] = x;
 
-	c.ok(`one-way: dl halved (${ch.dl?.from} -> ${ch.dl?.to}), ul cut by 15 % (${ch.ul?.from} -> ${ch.ul?.to}: ${ch.ul?.reason})`,
-		ch.dl?.to == int(ch.dl?.from * A.DRAIN_FACTOR) && ch.ul?.to == int(ch.ul?.from * A.CUT_FACTOR) &&
+	c.ok(`one-way: dl cut deep (${ch.dl?.from} -> ${ch.dl?.to}), ul by 10 % (${ch.ul?.from} -> ${ch.ul?.to}: ${ch.ul?.reason})`,
+		// +78 ms down: 1 - 78 / DRAIN_SPAN_MS
+		ch.dl?.to >= int(ch.dl?.from * A.cut_factor(79)) && ch.dl?.to <= int(ch.dl?.from * A.cut_factor(77)) &&
+		ch.ul?.to == int(ch.ul?.from * 0.9) &&
 		match(ch.ul?.reason ?? '', /^delay \+(19|20)(\.[0-9])? ms with ul at 100 % of its rate, \+18(\.[0-9])? ms of it one way up$/));
 }
 

@@ -104,6 +104,33 @@ for (let bad in [
 	c.ok(`cut: delay settles (mean of the last 20 s ${mean(tail)} ms)`, mean(tail) < 15);
 }
 
+// ---- the cut's depth follows the delay (lab finding) --------------------
+// the queue behind the delay drains in about DRAIN_SPAN_MS at what the
+// line delivers: a bloat of +20 ms needs a cut of 8 % (0.85 x left the
+// line 15 % idle while the rate crept back), +100 ms one of 40 % (0.5 x
+// took seconds to climb back from), +200 ms and more halves the rate
+{
+	let depth = function(added) {
+		let ctl = A.create(good, 0), t = 0;
+
+		for (let i = 0; i < 10; i++)
+			t = feed(ctl, t, [ '192.0.2.1', 20 ], [ '192.0.2.2', 30 ]);
+
+		t = feed(ctl, t, [ '192.0.2.1', 20 + added ], [ '192.0.2.2', 30 + added ]);
+
+		let cut = filter(ctl.tick(t, { rx: 20000000, tx: 0 }), (x) => x.dir == 'dl')[0];
+
+		return cut?.to / 20000.0;
+	};
+
+	// whole numbers too (ucode divides two ints as ints)
+	c.ok(`cut depth: cut_factor(100) = ${A.cut_factor(100)}`, A.cut_factor(100) > 0.595 && A.cut_factor(100) < 0.605);
+
+	for (let v in [ [ 20, 0.9 ], [ 40, 0.84 ], [ 100, 0.6 ], [ 200, 0.5 ], [ 400, 0.5 ] ])
+		c.ok(`cut depth: +${v[0]} ms cuts 20000 kbit/s to ${v[1]} x (got ${depth(v[0])} x)`,
+			depth(v[0]) > v[1] - 0.005 && depth(v[0]) < v[1] + 0.005);
+}
+
 // ---- a cut behind the line: the delay goes on rising for a round trip ---
 // (sqm's download shaper sits after the line: the senders hear of its
 // drops a round trip later); one cut per bloat, and the line's delivery

@@ -9,11 +9,13 @@
 //   cut    the recent probes show bloat (BLOAT_OF of the last WINDOW
 //          deltas above delay_ms, from two reflectors when two are in
 //          use) and the direction carries at least CUT_SHARE of its rate:
-//          rate = max(min, min(rate, achieved) * CUT_FACTOR), or
-//          DRAIN_FACTOR when the worst delay charged to it is above
-//          DRAIN_OVER * delay_ms (a standing queue drains in a second,
-//          not ten); no second cut while the queue drains, that is
-//          within DRAIN_MS + 3 x the cut's delay while the line delivers
+//          rate = max(min, min(rate, achieved) * f), f = 1 - worst /
+//          DRAIN_SPAN_MS with the worst delay charged to it, kept within
+//          DRAIN_FACTOR..CUT_FACTOR: the queue behind that delay drains in
+//          about DRAIN_SPAN_MS at what the line delivers (a small
+//          overshoot costs a small cut, a standing queue still drains in
+//          a fraction of a second, not ten); no second cut while the
+//          queue drains, that is within DRAIN_MS + 3 x the cut's delay while the line delivers
 //          more than our rate (a download shaper sits behind the line;
 //          its output while the queue holds is the line's capacity: the
 //          edge) or the delay stays below DRAIN_GROW x the cut's; then
@@ -55,7 +57,7 @@ import * as stats from 'reterm.monitor.stats';
 import * as reflectors from 'reterm.monitor.reflectors';
 
 export const BLOAT_OF = 2, STALE_MS = 2000, WINDOW_MS = 2000;
-export const CUT_SHARE = 0.15, CUT_FACTOR = 0.85, DRAIN_FACTOR = 0.5, DRAIN_OVER = 4,
+export const CUT_SHARE = 0.15, CUT_FACTOR = 0.9, DRAIN_FACTOR = 0.5, DRAIN_SPAN_MS = 250,
 	DRAIN_MS = 3000, DRAIN_GROW = 1.25, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500;
 export const RAISE_SHARE = 0.75, FAST_SHARE = 0.85, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9;
 export const CALM_SHARE = 0.5, CALM_LOAD = 0.9, CALM_NEAR_FACTOR = 1.01;
@@ -65,6 +67,12 @@ export const ATTRIB_SHARE = 0.33, KEEP_DECISIONS = 20;
 // bounds of the settings (kbit/s and ms)
 export const MIN_KBIT = 64, MAX_KBIT = 10000000, MIN_DELAY_MS = 5, MAX_DELAY_MS = 200;
 export const DIRS = [ 'dl', 'ul' ];
+
+// the depth of a cut (see the top): 1 - worst / DRAIN_SPAN_MS, between
+// DRAIN_FACTOR and CUT_FACTOR
+export function cut_factor(worst) {
+	return max(DRAIN_FACTOR, min(CUT_FACTOR, 1 - worst / (1.0 * DRAIN_SPAN_MS)));
+}
 
 function kind(why) {
 	return (index(why, 'delay') == 0) ? 'cut' : (index(why, 'idle') > 0) ? 'decay' : 'raise';
@@ -225,7 +233,7 @@ export function create(set, now) {
 						s.bloat_rate = min(s.bloat_rate ?? kbit, kbit);
 
 					if ((s.last_cut == null || t - s.last_cut >= CUT_HOLD_MS) && !draining) {
-						let f = (worst > DRAIN_OVER * set.delay_ms) ? DRAIN_FACTOR : CUT_FACTOR;
+						let f = cut_factor(worst);
 
 						to = max(lo, int(min(s.rate, kbit) * f));
 						s.bloat_rate = min(s.rate, kbit);
