@@ -106,9 +106,9 @@ for (let bad in [
 
 // ---- the cut's depth follows the delay (lab finding) --------------------
 // the queue behind the delay drains in about DRAIN_SPAN_MS at what the
-// line delivers: a bloat of +20 ms needs a cut of 8 % (0.85 x left the
-// line 15 % idle while the rate crept back), +100 ms one of 40 % (0.5 x
-// took seconds to climb back from), +200 ms and more halves the rate
+// line delivers, within 0.5..0.9: a bloat of +20 ms is cut by 10 % (0.85 x
+// left the line 15 % idle while the rate crept back), +100 ms by 40 %
+// (0.5 x took seconds to climb back from), +125 ms and more halves it
 {
 	let depth = function(added) {
 		let ctl = A.create(good, 0), t = 0;

@@ -15,10 +15,10 @@
 //          about DRAIN_SPAN_MS at what the line delivers (a small
 //          overshoot costs a small cut, a standing queue still drains in
 //          a fraction of a second, not ten); no second cut while the
-//          queue drains, that is within DRAIN_MS + 3 x the cut's delay while the line delivers
-//          more than our rate (a download shaper sits behind the line;
-//          its output while the queue holds is the line's capacity: the
-//          edge) or the delay stays below DRAIN_GROW x the cut's; then
+//          queue drains, that is within DRAIN_MS + 3 x the cut's delay
+//          while the line delivers more than our rate (a download shaper
+//          sits behind the line; its output while the queue holds is the
+//          line's capacity: the edge) or the delay stays below DRAIN_GROW x the cut's; then
 //          no other cut for CUT_HOLD_MS, no raise for RAISE_HOLD_MS, and
 //          the delta window starts again (a cut needs fresh evidence)
 //   raise  the direction carries at least RAISE_SHARE of its rate and
