@@ -15,6 +15,19 @@ kernel=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V | tail -n 1)
 [ -x "$vng" ] || { echo "lab: virtme-ng missing ($vng); run tests/deps.sh" >&2; exit 2; }
 mkdir -p "$out"
 rm -f "$out/results.json"
+# the guest sees the host's files but not its environment: the LAB_*
+# settings read inside (LAB_SCENARIO_TIMEOUT, LAB_WATCHDOG_GRACE,
+# LAB_AUTORATE_*) go on its command line, each checked to be a plain word
+# list
+pass=""
+for v in $(env | sed -n 's/^\(LAB_[A-Z0-9_]*\)=.*/\1/p'); do
+	[ "$v" = LAB_VM_TIMEOUT ] && continue
+	eval "val=\${$v}"
+	case $val in
+	*[!A-Za-z0-9_.,\ -]*) echo "lab: $v: only letters, digits, '_.,-' and spaces" >&2; exit 2 ;;
+	esac
+	pass="$pass $v='$val'"
+done
 PATH="$top/.cache/venv/bin:$PATH" exec timeout --kill-after=30 "${LAB_VM_TIMEOUT:-4200}" "$vng" --run "$kernel" --disable-kvm --cpus 2 --memory 1536M \
 	--rwdir "$out" --cwd "$top" \
-	--exec "/usr/bin/python3 $here/inside.py --out $out $*"
+	--exec "env$pass /usr/bin/python3 $here/inside.py --out $out $*"

@@ -45,6 +45,14 @@ DL = (4000, 18000, 40000)
 # as the Shaping page advises for a direction that does not move
 UL = (2000, 8000, 9500)
 VARIANTS = ("none", "fixed", "autorate")
+# a development run of fewer (the checks then miss keys and fail): e.g.
+# LAB_AUTORATE_VARIANTS=autorate LAB_AUTORATE_SCHEDULES=walk
+ONLY_VARIANTS = os.environ.get("LAB_AUTORATE_VARIANTS", "").split() or VARIANTS
+ONLY_SCHEDULES = os.environ.get("LAB_AUTORATE_SCHEDULES", "").split() or ("steps", "walk")
+# LAB_AUTORATE_TICKS=1: the controller's probes and ticks as JSON lines in
+# tests/lab/out/ticks-<schedule>.jsonl (monitor-test --tick-log)
+TICKS = os.environ.get("LAB_AUTORATE_TICKS") == "1"
+OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "out")
 
 
 def schedules():
@@ -101,15 +109,16 @@ def shaping_off():
         sh.run(argv, ns="rtr", check=False)
 
 
-def controller(ucode, seconds):
+def controller(ucode, seconds, log=None):
+    extra = ["--tick-log", os.path.join(OUT, "ticks-%s.jsonl" % log)] if log and TICKS else []
     argv = sh._argv([ucode, "-L", os.path.join(ROOT, "usr", "share", "ucode"), MONITOR_TEST,
                      "--sample-seconds", seconds, "--wan", "rtr-wan", "--reflector", topo.SRV4,
-                     "--reflector", topo.SRV6, "--autorate", ",".join(str(v) for v in DL + UL)],
+                     "--reflector", topo.SRV6, "--autorate", ",".join(str(v) for v in DL + UL)] + extra,
                     ns="rtr")
     return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
 
-def one(ucode, plan, variant, idle_ms):
+def one(ucode, name, plan, variant, idle_ms):
     """One run of a schedule; its figures."""
     shaping_off()
     set_down(plan[0][1])
@@ -117,7 +126,7 @@ def one(ucode, plan, variant, idle_ms):
         shaping_on(DL[1], UL[1])
     # fresh servers each run: a killed client can leave one busy
     servers = [measure.start_iperf_server(), measure.start_iperf_server(port=5202)]
-    ctl = controller(ucode, SECONDS) if variant == "autorate" else None
+    ctl = controller(ucode, SECONDS, name) if variant == "autorate" else None
     time.sleep(1 if ctl else 0)
     # the flows outlast the measured window; their own reports are not used
     down = sh.spawn(["iperf3", "-c", topo.SRV4, "-R", "-t", SECONDS + 10, "-P", 4], ns="cli",
@@ -147,7 +156,10 @@ def one(ucode, plan, variant, idle_ms):
     allowed = allowed_kbit(plan, t0, min(t1, start + SECONDS), start)
     r = {"added_ms_mean": round(statistics.mean(added), 1),
          "added_ms_p95": round(added[int(len(added) * 0.95)], 1),
-         "utilisation": round(got / allowed, 3), "pings": len(pings)}
+         "utilisation": round(got / allowed, 3), "pings": len(pings), "start": round(start, 3)}
+    if c and TICKS:
+        with open(os.path.join(OUT, "pings-%s.json" % name), "w") as f:
+            json.dump({"start": start, "plan": plan, "pings": pings}, f)
     if c:
         r["controller_cpu_pct"] = c["controller_cpu_pct"]
         r["sampler_cpu_pct_self"] = c["cpu_pct_self"]
@@ -163,6 +175,8 @@ def one(ucode, plan, variant, idle_ms):
         r["prober"] = c.get("prober")
         r["one_way"] = sorted(x["target"] for x in refl if x.get("one_way"))
         r["ipv4_reflectors"] = sorted(x["target"] for x in refl if ":" not in x["target"])
+        # the reflectors not in use at the end (shunned), with the reason
+        r["shunned"] = sorted("%s: %s" % (x["target"], x.get("why")) for x in refl if x.get("state") != "used")
         r["trace"] = c["trace"]
         # the upload's shaper rate (its line is steady, only the download
         # moves): mean over the measured seconds, as a share of its maximum
@@ -187,16 +201,20 @@ def run():
         c = json.loads(controller(ucode, 20).communicate(timeout=90)[0])
         res["probes_per_s_idle"] = c["probes_per_s"]
         for name, plan in schedules().items():
-            for variant in VARIANTS:
-                r = one(ucode, plan, variant, idle_ms)
+            if name not in ONLY_SCHEDULES:
+                continue
+            for variant in (v for v in VARIANTS if v in ONLY_VARIANTS):
+                r = one(ucode, name, plan, variant, idle_ms)
                 trace = r.pop("trace", None)
                 for k, v in r.items():
                     res["%s_%s_%s" % (k, name, variant)] = v
                 if trace:
                     res["trace_%s" % name] = trace
                 print("autorate: %s %s: %s" % (name, variant, r), flush=True)
-        res["controller_cpu_pct"] = max(res["controller_cpu_pct_%s_autorate" % n] for n in ("steps", "walk"))
-        res["probes_per_s_loaded"] = min(res["probes_per_s_loaded_%s_autorate" % n] for n in ("steps", "walk"))
+        ran = [n for n in ("steps", "walk") if "controller_cpu_pct_%s_autorate" % n in res]
+        if ran:
+            res["controller_cpu_pct"] = max(res["controller_cpu_pct_%s_autorate" % n] for n in ran)
+            res["probes_per_s_loaded"] = min(res["probes_per_s_loaded_%s_autorate" % n] for n in ran)
         return res
     finally:
         shaping_off()

@@ -21,7 +21,7 @@ import * as autorate from 'reterm.monitor.autorate';
 import * as hops from 'reterm.monitor.hops';
 
 // env: { clock, qdisc, log, timer, ttl_probe (optional: no scan without
-// it) }; a: cfg.autorate (see settings.load_autorate); hooks: { targets()
+// it), trace (optional, lab: each probe and tick as an object) }; a: cfg.autorate (see settings.load_autorate); hooks: { targets()
 // (the reflectors to scan towards: the first IPv4 and the first IPv6 one,
 // each scanned in turn), retarget() }
 export function create(env, a, hooks) {
@@ -109,13 +109,22 @@ export function create(env, a, hooks) {
 	return {
 		queue: a.queue,
 
-		probe: timed((r) => ctl.probe(r.target, r.rtt, r.t, (r.up != null) ? { up: r.up, down: r.down } : null)),
+		probe: timed(function(r) {
+			env.trace?.({ t: r.t, a: env.clock.mono(), p: r.target, rtt: r.rtt, up: r.up, down: r.down });
+			ctl.probe(r.target, r.rtt, r.t, (r.up != null) ? { up: r.up, down: r.down } : null);
+		}),
 
 		// rates: { rx, tx } bit/s over the last ticks (or null)
 		tick: timed(function(now, rates) {
-			for (let ch in ctl.tick(now, rates))
+			let changes = ctl.tick(now, rates);
+
+			for (let ch in changes)
 				if (present[ch.dir] !== false)
 					set(ch.dir, ch.to);
+
+			env.trace?.({ t: now, w: env.clock.wall(), rx: rates?.rx, tx: rates?.tx, dl: ctl.rate('dl'), ul: ctl.rate('ul'),
+				why: map(changes, (ch) => `${ch.dir} ${ch.reason}`),
+				off: map(filter(ctl.status(now).reflectors, (r) => r.state != 'used'), (r) => r.target) });
 		}),
 
 		// the parsed CAKE readings of one `qdisc show` ({ dl, ul }:
