@@ -9,7 +9,7 @@
 
 import * as A from 'reterm.monitor.autorate';
 import * as R from 'reterm.monitor.reflectors';
-import { line, good, feed } from 'autorate_model';
+import { line, good, feed, REFL } from 'autorate_model';
 import { checker } from 'sim';
 
 let c = checker('monitor/autorate-reflectors');
@@ -166,6 +166,44 @@ function dip(which, owd) {
 	c.ok(`late reflector: reason ${r4?.why}`, match(r4?.why ?? '', /answered late on its own/));
 	c.eq('late reflector: its lateness cut nothing', length(filter(l.out.changes, (x) => x.to < x.from)), 0);
 	c.eq('late reflector: raised to max anyway', l.ctl.rate('dl'), 40000);
+}
+
+// a queue that comes and goes (the line dips, a cut drains it) is seen by
+// every reflector in turn: the last high answers before it drained are
+// followed by low ones, which is no reflector's fault (the lab's walk lost
+// three of its four reflectors so, for 10 minutes, and with them the
+// one-way delays and the second reflector a cut needs)
+{
+	let ctl = A.create(good, 0), who = keys(REFL);
+
+	for (let t = 0, i = 0; t < 30000; t += 200, i++) {
+		let queued = (t % 3000) >= 1000 && (t % 3000) < 1800;
+
+		ctl.probe(who[i % 4], REFL[who[i % 4]] + (queued ? 45 : 0), t, null);
+	}
+
+	let st = ctl.status(30000);
+
+	c.eq(`queue that comes and goes: no reflector shunned (${join(', ', map(filter(st.reflectors, (r) => r.state != 'used'), (r) => r.target + ': ' + r.why))})`,
+		length(filter(st.reflectors, (r) => r.state != 'used')), 0);
+}
+
+// a late answer right after a cut (the controller's evidence starts anew:
+// clear()) is still judged by the answers before it
+{
+	let shunned = [];
+	let rf = R.create(15, (t, why, target) => push(shunned, target)), who = keys(REFL);
+
+	for (let t = 0, i = 0; t < 20000; t += 200, i++) {
+		let late = who[i % 4] == '192.0.2.4' && t > 3000 && i % 8 == 3;
+
+		if (i % 8 == 3)
+			rf.clear();
+
+		rf.probe(who[i % 4], REFL[who[i % 4]] + (late ? 80 : 0), t, null);
+	}
+
+	c.eq('late reflector right after the evidence starts anew: shunned', shunned, [ '192.0.2.4' ]);
 }
 
 // ---- a near hop does not judge the reflectors beyond it -------------------

@@ -19,11 +19,15 @@
 //   lost     LOST_OF of its last HEALTH_N probes unanswered: not used
 //            for SHUN_MS, then tried again
 //   erratic  ERRATIC_OF times in STRIKE_MS a delta above delay_ms that
-//            another reflector's low answer within JUDGE_MS contradicts
-//            (it answers late on its own, e.g. ICMP rate limiting): not
-//            used for SHUN_MS.  A near hop (near()) contradicts only
-//            other near hops: the queue may lie beyond it.  A bloat needs
-//            two reflectors anyway, so one late reflector never cuts alone
+//            the other reflectors' answers contradict: low ones (at most
+//            delay_ms / 3) within JUDGE_MS before and after it, and no
+//            other high one in between (it answers late on its own, e.g.
+//            ICMP rate limiting): not used for SHUN_MS.  A queue that
+//            comes and goes is seen by every reflector in turn, so its
+//            last high answers followed by low ones are no strike.  A
+//            near hop (near()) contradicts only other near hops: the
+//            queue may lie beyond it.  A bloat needs two reflectors
+//            anyway, so one late reflector never cuts alone
 // A reflector not probed for GONE_MS (after its shun, if shunned) is
 // forgotten.  The newest WINDOW deltas of healthy reflectors are kept
 // for the controller: [ { t, target, delta, dir: { dl, ul } | null } ].
@@ -63,6 +67,7 @@ export function count(list, f) {
 export function create(delay_ms, note) {
 	let refl = {};		// target -> { base, ow: { dl, ul, misfits } | null, hist: [ delta | null ], shunned_until, why, last }
 	let window = [];	// newest last
+	let seen = [];		// { t, target, delta } of the last 2 x JUDGE_MS, for judge() (clear() keeps it)
 	let last_answer = null;
 	let near_hops = {};	// target -> true: found by the near-hop scan
 
@@ -81,19 +86,33 @@ export function create(delay_ms, note) {
 		r.base.reset();
 		r.ow = null;
 		window = filter(window, (w) => w.target != target);
+		seen = filter(seen, (w) => w.target != target);
 		note(t, sprintf('reflector %s not used for %d min: %s', target, SHUN_MS / 60000, why), target);
 	}
 
 	// a low answer judges the other reflectors' high ones of the last
-	// JUDGE_MS: high alone (nobody else saw the delay) is a strike.  A
-	// near hop's low answer judges only other near hops
+	// JUDGE_MS: one that had low answers of others before it (within
+	// JUDGE_MS) and no other high one since them is a strike.  A near
+	// hop's low answers judge only near hops
 	function judge(target, delta, t) {
+		seen = filter(seen, (x) => t - x.t <= 2 * JUDGE_MS);
+		push(seen, { t, target, delta });
+
 		if (delta > delay_ms / 3)
 			return null;
 
-		for (let w in window) {
+		let judges = (x, of) => x.target != of && x.delta <= delay_ms / 3 && (!near_hops[x.target] || near_hops[of]);
+
+		for (let w in seen) {
 			if (w.judged || w.target == target || w.delta <= delay_ms || t - w.t > JUDGE_MS ||
 			    (near_hops[target] && !near_hops[w.target]))
+				continue;
+
+			// the others' answers around it: low before, none high
+			let around = filter(seen, (x) => x.target != w.target && x.t >= w.t - JUDGE_MS);
+
+			if (!length(filter(around, (x) => x.t < w.t && judges(x, w.target))) ||
+			    length(filter(around, (x) => x.delta > delay_ms)))
 				continue;
 
 			w.judged = true;
