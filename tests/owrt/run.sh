@@ -77,6 +77,12 @@ start_all() {
 	# procd's default descriptor limit (the kernel's for PID 1)
 	_owrt_spawn procd sh -c "ulimit -S -n 1024; ulimit -H -n 4096; exec ucode /tmp/procd-standin.uc $STANDIN_LOG" || return 1
 	_owrt_wait 10 owrt_sh "ubus list service" || { echo "procd stand-in did not come up"; cat "$OWRT_LOG/procd.log"; return 1; }
+	# LuCI's login in the browser checks: root / reterm-test, set here in
+	# the overlay (a root's own /etc/shadow has no password or another one)
+	local hash
+	hash=$(openssl passwd -6 reterm-test) || { echo "openssl passwd failed"; return 1; }
+	sed -i "s|^root:[^:]*:|root:$hash:|" "$OWRT_ROOT/etc/shadow" &&
+		grep -q "^root:\\\$6\\\$" "$OWRT_ROOT/etc/shadow" || { echo "cannot set root's password in /etc/shadow"; return 1; }
 	owrt_start_rpcd && owrt_start_uhttpd $PORT || return 1
 	# the WAN is the veth wan0 of the pause and LuCI checks, whatever
 	# /etc/config/network the root came with (a router's names its own)
