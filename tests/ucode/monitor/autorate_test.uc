@@ -176,6 +176,34 @@ for (let bad in [
 		length(first) == 1 && length(later) == 1 && later[0].to < later[0].from);
 }
 
+// the last cut's queue is gone once a probe came back low: a bloat after
+// that is a new one (the line fell again) and is cut at once, not taken for
+// the old queue still draining (the lab's walk: 5.0 Mbit/s under a rate of
+// 6 for 2.3 s, the pings at +100 ms, because the last cut had been +84 ms)
+{
+	let ctl = A.create(good, 0), t = 0;
+	let answers = (ms) => feed(ctl, t, [ '192.0.2.1', 20 + ms ], [ '192.0.2.2', 30 + ms ]);
+	let tick = () => filter(ctl.tick(t, { rx: ctl.rate('dl') * 1000, tx: 0 }), (x) => x.dir == 'dl');
+
+	for (let i = 0; i < 10; i++)
+		t = answers(0);
+
+	t = answers(84);
+	let first = tick(), t_first = t;
+
+	// drained: low answers for a second (the rate climbs back meanwhile)
+	for (let i = 0; i < 5; i++) {
+		t = answers(2);
+		tick();
+	}
+
+	t = answers(40);
+	let again = tick();
+
+	c.ok(`drained queue: a cut at +84 ms (${first[0]?.reason}), the queue gone, a new bloat of +40 ms ${t - t_first} ms later is cut too (${again[0]?.reason ?? 'not cut'})`,
+		length(first) == 1 && first[0].to < first[0].from && length(again) == 1 && again[0].to < again[0].from);
+}
+
 // ---- back to the edge: faster while calm ---------------------------------
 // after a cut, near the rate the last bloat came at, the climb is gentle
 // (+0.5 % a tick) while the probes show a queue forming (above half the

@@ -18,7 +18,10 @@
 //          queue drains, that is within DRAIN_MS + 3 x the cut's delay
 //          while the line delivers more than our rate (a download shaper
 //          sits behind the line; its output while the queue holds is the
-//          line's capacity: the edge) or the delay stays below DRAIN_GROW x the cut's; then
+//          line's capacity: the edge) or the delay stays below DRAIN_GROW x
+//          the cut's, unless a probe came back low since the cut (below
+//          CALM_SHARE x delay_ms in this direction: the queue is gone, a
+//          new bloat is the line falling again); then
 //          no other cut for CUT_HOLD_MS, no raise for RAISE_HOLD_MS, and
 //          the delta window starts again (a cut needs fresh evidence)
 //   raise  the direction carries at least RAISE_SHARE of its rate and
@@ -150,8 +153,9 @@ export function create(set, now) {
 	let refl = reflectors.create(set.delay_ms, (t, why, target) => note(t, null, null, null, why, { target }));
 	let count = reflectors.count;
 
-	function bloat(t) {
-		let recent = refl.recent(t, WINDOW_MS);
+	// since: only answers sent after it (mono ms) count
+	function bloat(t, since) {
+		let recent = filter(refl.recent(t, WINDOW_MS), (w) => since == null || w.t > since);
 		let high = filter(recent, (w) => w.delta > set.delay_ms);
 		let who = {};
 
@@ -199,7 +203,7 @@ export function create(set, now) {
 			let changes = [];
 			let last_answer = refl.last_answer();
 			let stale = last_answer == null || t - last_answer > STALE_MS;
-			let high = stale ? null : bloat(t);
+			let all_high = stale ? null : bloat(t);
 			let cut_any = false;
 
 			for (let d in DIRS) {
@@ -215,6 +219,13 @@ export function create(set, now) {
 				if (share == null)
 					continue;
 
+				// a low answer since the last cut: its queue is gone (its
+				// time kept), only what came after it is a new bloat
+				if (s.last_cut != null && s.drained == null)
+					s.drained = filter(refl.recent(t, null), (w) => w.t > s.last_cut &&
+						part(w, d) < CALM_SHARE * set.delay_ms)[0]?.t;
+
+				let high = (s.drained != null && all_high != null) ? bloat(t, s.drained) : all_high;
 				let spare = spared(high, d);
 
 				if (high && share >= CUT_SHARE && !spare) {
@@ -225,7 +236,7 @@ export function create(set, now) {
 					// reason for another one (see the top); the senders
 					// slow down a round trip later, a long one with the
 					// line's buffer full
-					let recent = s.last_cut != null && t - s.last_cut < DRAIN_MS + 3 * s.cut_delay;
+					let recent = s.last_cut != null && s.drained == null && t - s.last_cut < DRAIN_MS + 3 * s.cut_delay;
 					let behind = recent && s.rate < kbit;
 					let draining = behind || (recent && worst < DRAIN_GROW * s.cut_delay);
 
@@ -238,6 +249,7 @@ export function create(set, now) {
 						to = max(lo, int(min(s.rate, kbit) * f));
 						s.bloat_rate = min(s.rate, kbit);
 						s.cut_delay = worst;
+						s.drained = null;
 						why = sprintf('delay +%s ms with %s at %d %% of its rate', worst, d, int(share * 100 + 0.5));
 
 						let ow = filter(mine, (w) => w.dir != null);
