@@ -9,34 +9,43 @@
 //   cut    the recent probes show bloat (BLOAT_OF of the last WINDOW
 //          deltas above delay_ms, from two reflectors when two are in
 //          use) and the direction carries at least CUT_SHARE of its rate:
-//          rate = max(min, min(rate, achieved) * f), f = 1 - worst /
-//          DRAIN_SPAN_MS with the worst delay charged to it, kept within
-//          DRAIN_FACTOR..CUT_FACTOR: the queue behind that delay drains in
-//          about DRAIN_SPAN_MS at what the line delivers (a small
-//          overshoot costs a small cut, a standing queue still drains in
-//          a fraction of a second, not ten); no second cut while the
-//          queue drains, that is within DRAIN_MS + 3 x the cut's delay
-//          while the line delivers more than our rate (a download shaper
-//          sits behind the line; its output while the queue holds is the
-//          line's capacity: the edge) or the delay stays below DRAIN_GROW x
-//          the cut's, unless a probe came back low since the cut (below
-//          CALM_SHARE x delay_ms in this direction: the queue is gone, a
-//          new bloat is the line falling again); then
-//          no other cut for CUT_HOLD_MS, no raise for RAISE_HOLD_MS, and
-//          the delta window starts again (a cut needs fresh evidence)
+//          rate = max(min, min(rate, line) * f), f = 1 - worst /
+//          DRAIN_SPAN_MS with the worst delay charged to it (at most
+//          ODD_OF x the second worst: one answer held up on its own does
+//          not set the depth), kept within DRAIN_FACTOR..CUT_FACTOR: the
+//          queue behind that delay drains in about DRAIN_SPAN_MS at what
+//          the line delivers (a small overshoot costs a small cut, a
+//          standing queue still drains in a fraction of a second, not
+//          ten); line = the lower of the achieved rate and the newest
+//          reading's (the window still holds the line before it fell);
+//          no second cut while the queue drains, that is within DRAIN_MS
+//          + 3 x the cut's delay while the line delivers more than our
+//          rate (a download shaper sits behind the line; its output while
+//          the queue holds is the line's capacity: the edge) or the delay
+//          stays below DRAIN_GROW x the cut's, unless a probe came back
+//          low since the cut (below CALM_SHARE x delay_ms in this
+//          direction: the queue is gone, a new bloat is the line falling
+//          again, judged on the answers after the low one); then no other
+//          cut for CUT_HOLD_MS unless the cut fell short (the line
+//          delivers less than the new rate and the delay grew to
+//          SHORT_GROW x the cut's), no raise for RAISE_HOLD_MS
+//          (DRAINED_HOLD_MS once the queue drained), and the delta window
+//          starts again (a cut needs fresh evidence)
 //   raise  the direction carries at least RAISE_SHARE of its rate and
-//          at most RAISE_SPIKES recent delta is above delay_ms (CAKE's
-//          own queue and the probes' jitter keep a few ms anyway: the
-//          rate climbs until the delay reaches the threshold):
-//          rate = min(max, rate * RAISE_FACTOR) once a tick while the
-//          line delivers at least FAST_SHARE of it (the shaper limits),
-//          NEAR_FACTOR below that (the line may be the limit: a rate far
-//          above it only makes the next bloat bigger); within
+//          at most RAISE_SPIKES delta since the queue drained is above
+//          delay_ms (CAKE's own queue and the probes' jitter keep a few
+//          ms anyway: the rate climbs until the delay reaches the
+//          threshold): rate = min(max, rate * RAISE_FACTOR) once a tick
+//          while the line delivers at least FAST_SHARE of it (the shaper
+//          limits), NEAR_FACTOR below that (the line may be the limit: a
+//          rate far above it only makes the next bloat bigger); within
 //          NEAR_SHARE of the rate the last bloat came at NEAR_FACTOR
-//          (probe the edge gently), CALM_NEAR_FACTOR while calm: the
-//          line delivers at least CALM_LOAD of our rate (it limits
-//          nothing) and no recent delta in this direction is above
-//          CALM_SHARE x delay_ms (no queue forming): it may have risen
+//          (probe the edge gently), while calm CALM_NEAR_FACTOR, the step
+//          doubling each CALM_DOUBLE_MS the calm lasts, up to
+//          RAISE_FACTOR: calm = the line delivers at least CALM_LOAD of
+//          our rate (it limits nothing) and at most CALM_SPIKES delta in
+//          this direction since the drain is above CALM_SHARE x delay_ms
+//          (no queue forming): it may have risen
 //   decay  the direction carries less than IDLE_SHARE: the rate moves
 //          DECAY of the way to base each tick
 //   hold   anything else, and whenever no probe answered for STALE_MS
@@ -61,9 +70,10 @@ import * as reflectors from 'reterm.monitor.reflectors';
 
 export const BLOAT_OF = 2, STALE_MS = 2000, WINDOW_MS = 2000;
 export const CUT_SHARE = 0.15, CUT_FACTOR = 0.9, DRAIN_FACTOR = 0.5, DRAIN_SPAN_MS = 250,
-	DRAIN_MS = 3000, DRAIN_GROW = 1.25, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500;
+	DRAIN_MS = 3000, DRAIN_GROW = 1.25, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500, SHORT_GROW = 2, ODD_OF = 2;
 export const RAISE_SHARE = 0.75, FAST_SHARE = 0.85, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9;
-export const CALM_SHARE = 0.5, CALM_LOAD = 0.9, CALM_NEAR_FACTOR = 1.01;
+export const CALM_SHARE = 0.5, CALM_LOAD = 0.9, CALM_NEAR_FACTOR = 1.01, CALM_DOUBLE_MS = 1000, DRAINED_HOLD_MS = 800,
+	CALM_SPIKES = 1;
 export const IDLE_SHARE = 0.3, DECAY = 0.02;
 export const ATTRIB_SHARE = 0.33, KEEP_DECISIONS = 20;
 
@@ -195,7 +205,9 @@ export function create(set, now) {
 		probe: (target, rtt, t, owd) => refl.probe(target, rtt, t, owd),
 
 		// one controller step: rates achieved over the last interval in
-		// bit/s { rx, tx } (rx = download); returns the changes
+		// bit/s { rx, tx } (rx = download), optionally now: { rx, tx } over
+		// the newest reading only (a cut starts from it where it is
+		// lower); returns the changes
 		// [ { dir, from, to, reason } ] (kbit/s) to apply
 		tick: function(t, achieved) {
 			refl.prune(t);
@@ -207,8 +219,9 @@ export function create(set, now) {
 			let cut_any = false;
 
 			for (let d in DIRS) {
-				let s = dirs[d], bps = achieved?.[d == 'dl' ? 'rx' : 'tx'];
+				let s = dirs[d], key = (d == 'dl') ? 'rx' : 'tx', bps = achieved?.[key];
 				let kbit = (bps != null) ? bps / 1000.0 : null;
+				let now_kbit = (achieved?.now?.[key] != null) ? achieved.now[key] / 1000.0 : null;
 				let share = (kbit != null) ? kbit / s.rate : null;
 				let lo = set[`${d}_min`], hi = set[`${d}_max`], base = set[`${d}_base`];
 				let to = s.rate, why = null;
@@ -227,11 +240,21 @@ export function create(set, now) {
 
 				let high = (s.drained != null && all_high != null) ? bloat(t, s.drained) : all_high;
 				let spare = spared(high, d);
+				let calm_raise = false;
+				// what the climb looks at: the recent answers, since the
+				// drain (the ones before it were the old queue's)
+				let fresh = filter(refl.recent(t, WINDOW_MS), (w) => s.drained == null || w.t >= s.drained);
 
 				if (high && share >= CUT_SHARE && !spare) {
-					// the worst delay that counts against this direction
+					// the worst delay that counts against this direction,
+					// as the worst two answers agree on it (one held up on
+					// its own does not set the depth)
 					let mine = filter(high, (w) => charged(w, d));
-					let worst = stats.round1(max(...map(mine, (w) => w.delta)));
+					let deltas = sort(map(mine, (w) => w.delta), (a, b) => b - a);
+					let worst = stats.round1((length(deltas) > 1) ? min(deltas[0], ODD_OF * deltas[1]) : deltas[0]);
+					// the line's newest reading, where it is below the
+					// window's (the window still holds it before it fell)
+					let line = (now_kbit != null) ? min(kbit, now_kbit) : kbit;
 					// a queue still draining from the last cut is no
 					// reason for another one (see the top); the senders
 					// slow down a round trip later, a long one with the
@@ -243,11 +266,15 @@ export function create(set, now) {
 					if (behind)
 						s.bloat_rate = min(s.bloat_rate ?? kbit, kbit);
 
-					if ((s.last_cut == null || t - s.last_cut >= CUT_HOLD_MS) && !draining) {
+					// a cut that fell short: the rate still above what the
+					// line delivers and its queue grown to SHORT_GROW x
+					let short = s.last_cut != null && line < s.rate && worst >= SHORT_GROW * s.cut_delay;
+
+					if ((s.last_cut == null || t - s.last_cut >= CUT_HOLD_MS || short) && !draining) {
 						let f = cut_factor(worst);
 
-						to = max(lo, int(min(s.rate, kbit) * f));
-						s.bloat_rate = min(s.rate, kbit);
+						to = max(lo, int(min(s.rate, line) * f));
+						s.bloat_rate = min(s.rate, line);
 						s.cut_delay = worst;
 						s.drained = null;
 						why = sprintf('delay +%s ms with %s at %d %% of its rate', worst, d, int(share * 100 + 0.5));
@@ -262,13 +289,22 @@ export function create(set, now) {
 					}
 				}
 				else if (!stale && (!high || spare) && share >= RAISE_SHARE &&
-				         (s.last_cut == null || t - s.last_cut >= RAISE_HOLD_MS) &&
-				         count(refl.recent(t, WINDOW_MS), (w) => charged(w, d)) <= RAISE_SPIKES) {
+				         (s.last_cut == null || t - s.last_cut >= RAISE_HOLD_MS ||
+				          (s.drained != null && t - s.last_cut >= DRAINED_HOLD_MS)) &&
+				         count(fresh, (w) => charged(w, d)) <= RAISE_SPIKES) {
 					let near = s.bloat_rate != null && s.rate >= NEAR_SHARE * s.bloat_rate && s.rate <= s.bloat_rate / NEAR_SHARE;
 
 					let calm = share >= CALM_LOAD &&
-						count(refl.recent(t, WINDOW_MS), (w) => part(w, d) > CALM_SHARE * set.delay_ms) == 0;
-					let f = near ? (calm ? CALM_NEAR_FACTOR : NEAR_FACTOR) : (share >= FAST_SHARE) ? RAISE_FACTOR : NEAR_FACTOR;
+						count(fresh, (w) => part(w, d) > CALM_SHARE * set.delay_ms) <= CALM_SPIKES;
+					let f = near ? NEAR_FACTOR : (share >= FAST_SHARE) ? RAISE_FACTOR : NEAR_FACTOR;
+
+					// calm near the edge: the step doubles each
+					// CALM_DOUBLE_MS the calm lasts, up to the fast one
+					if (near && calm) {
+						s.calm_since ??= t;
+						f = 1 + min(RAISE_FACTOR - 1, (CALM_NEAR_FACTOR - 1) * 2 ** ((t - s.calm_since) / CALM_DOUBLE_MS));
+						calm_raise = true;
+					}
 
 					to = min(hi, int(s.rate * f + 1));
 					why = sprintf('%s loaded (%d %%), delay low', d, int(share * 100 + 0.5));
@@ -281,6 +317,9 @@ export function create(set, now) {
 				}
 
 				to = min(hi, max(lo, to));
+
+				if (!calm_raise)
+					s.calm_since = null;
 
 				if (to != s.rate) {
 					push(changes, { dir: d, from: s.rate, to, reason: why });

@@ -155,7 +155,10 @@ export function create(env, cfg) {
 		live.feed(wall, wan_bytes ? wan_bytes.read() : null);
 
 		if (auto) {
-			auto.tick(now, live.recent(RATE_WINDOW_MS));
+			// the window's rates, and the newest reading's for cuts
+			let r = live.recent(RATE_WINDOW_MS);
+
+			auto.tick(now, r ? { ...r, now: live.recent(COUNTER_MS) } : r);
 			live.shaper_rates(int(wall / 1000), auto.rates());
 		}
 
