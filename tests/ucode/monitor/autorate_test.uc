@@ -198,6 +198,30 @@ for (let bad in [
 		cut?.to >= 10750 && cut?.to <= 10850);
 }
 
+// an answer above the threshold is acted on when it comes, not at the next
+// tick of the WAN counters: probe() returns its delta, tick(t, rates, true)
+// then only cuts (the lab's replies landed just after each tick and waited
+// 200 ms for the next while the queue grew); raises and decays wait for
+// the counters' ticks
+{
+	let ctl = A.create(good, 0), t = 0;
+
+	for (let i = 0; i < 10; i++)
+		t = feed(ctl, t, [ '192.0.2.1', 20 ], [ '192.0.2.2', 30 ]);
+
+	let rates = { rx: 20000000, tx: 0 };
+	let raise = filter(ctl.tick(t, rates, true), (x) => x.dir == 'dl');
+	let low = ctl.probe('192.0.2.1', 21, t, null);
+
+	ctl.probe('192.0.2.1', 20 + 30, t + 50, null);
+	let d = ctl.probe('192.0.2.2', 30 + 35, t + 100, null);
+	let cut = filter(ctl.tick(t + 120, rates, true), (x) => x.dir == 'dl');
+
+	c.ok(`react: probe() returns the delta (${low}, ${d})`, low > 0.9 && low < 1.1 && d > 34.9 && d < 35.1);
+	c.eq('react: no raise between the counters\' ticks', length(raise), 0);
+	c.ok(`react: two high answers cut at once (${cut[0]?.reason})`, length(cut) == 1 && cut[0].to < cut[0].from);
+}
+
 // ---- a cut behind the line: the delay goes on rising for a round trip ---
 // (sqm's download shaper sits after the line: the senders hear of its
 // drops a round trip later); one cut per bloat, and the line's delivery

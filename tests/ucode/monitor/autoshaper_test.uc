@@ -10,6 +10,8 @@
 
 import * as fs from 'fs';
 import * as S from 'reterm.monitor.service';
+import * as A from 'reterm.monitor.autorate';
+import * as AS from 'reterm.monitor.autoshaper';
 import { cursor } from 'uci';
 import { checker, sim, prober, load, memfs } from 'sim';
 
@@ -282,5 +284,39 @@ w5.svc.shutdown();
 fs.unlink(`${DIR}/sqm`);
 fs.unlink(`${DIR}/reterm`);
 fs.rmdir(DIR);
+
+// ---- a high answer is acted on when it comes -----------------------------
+// the autoshaper runs the controller's cut check on an answer above the
+// threshold with the last counter tick's rates, so CAKE changes before the
+// next tick (stub env: the clock, tc)
+{
+	let now = 10000, changes = [];
+	let a = { queue: 'eth1', dev: { dl: 'ifb4eth1', ul: 'eth1' }, sqm: { dl: 18000, ul: 4500 },
+		settings: A.check_settings({ dl_min: 4000, dl_base: 18000, dl_max: 40000, ul_min: 1000,
+			ul_base: 4500, ul_max: 9000 }).settings };
+	let as = AS.create({ clock: { mono: () => now, wall: () => 1000000 + now },
+		qdisc: { change: (dev, kbit) => push(changes, [ now, dev, kbit ]) } }, a, {});
+	let probe = (target, rtt) => as.probe({ t: now, target, rtt });
+
+	for (let i = 0; i < 10; i++) {
+		probe('192.0.2.1', 20);
+		now += 100;
+		probe('192.0.2.2', 30);
+		now += 100;
+	}
+
+	as.tick(now, { rx: 18000000, tx: 0 });
+	let before = length(changes);
+
+	now += 50;
+	probe('192.0.2.1', 20 + 40);
+	now += 50;
+	probe('192.0.2.2', 30 + 45);
+
+	let cut = slice(changes, before);
+
+	c.ok(`react: the second high answer cuts the download at once (${sprintf('%J', cut)})`,
+		length(cut) == 1 && cut[0][1] == 'ifb4eth1' && cut[0][2] < 18000 && cut[0][0] == now);
+}
 
 c.done();

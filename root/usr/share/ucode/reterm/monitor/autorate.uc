@@ -201,15 +201,17 @@ export function create(set, now) {
 	}
 
 	return {
-		// one probe result (reterm.monitor.reflectors' probe())
+		// one probe result (reterm.monitor.reflectors' probe()); returns
+		// its delta: above delay_ms, tick(now, rates, true) may cut now
 		probe: (target, rtt, t, owd) => refl.probe(target, rtt, t, owd),
 
 		// one controller step: rates achieved over the last interval in
 		// bit/s { rx, tx } (rx = download), optionally now: { rx, tx } over
 		// the newest reading only (a cut starts from it where it is
-		// lower); returns the changes
+		// lower); react: between the counters' ticks (an answer above the
+		// threshold came), only cuts are decided; returns the changes
 		// [ { dir, from, to, reason } ] (kbit/s) to apply
-		tick: function(t, achieved) {
+		tick: function(t, achieved, react) {
 			refl.prune(t);
 
 			let changes = [];
@@ -288,7 +290,7 @@ export function create(set, now) {
 						cut_any = true;
 					}
 				}
-				else if (!stale && (!high || spare) && share >= RAISE_SHARE &&
+				else if (!react && !stale && (!high || spare) && share >= RAISE_SHARE &&
 				         (s.last_cut == null || t - s.last_cut >= RAISE_HOLD_MS ||
 				          (s.drained != null && t - s.last_cut >= DRAINED_HOLD_MS)) &&
 				         count(fresh, (w) => charged(w, d)) <= RAISE_SPIKES) {
@@ -309,7 +311,7 @@ export function create(set, now) {
 					to = min(hi, int(s.rate * f + 1));
 					why = sprintf('%s loaded (%d %%), delay low', d, int(share * 100 + 0.5));
 				}
-				else if (share < IDLE_SHARE && s.rate != base) {
+				else if (!react && share < IDLE_SHARE && s.rate != base) {
 					let step = (base - s.rate) * DECAY;
 
 					to = (s.rate - base < base / 100 && base - s.rate < base / 100) ? base : int(s.rate + step);

@@ -92,6 +92,21 @@ export function create(env, a, hooks) {
 	log(sprintf('autorate on %s: dl %d..%d, ul %d..%d kbit/s', a.queue,
 		a.settings.dl_min, a.settings.dl_max, a.settings.ul_min, a.settings.ul_max));
 
+	let last_rates = null;
+
+	// one controller step; its changes go to CAKE
+	function apply(now, rates, react) {
+		let changes = ctl.tick(now, rates, react);
+
+		for (let ch in changes)
+			if (present[ch.dir] !== false)
+				set(ch.dir, ch.to);
+
+		env.trace?.({ t: now, w: env.clock.wall(), rx: rates?.rx, tx: rates?.tx, dl: ctl.rate('dl'), ul: ctl.rate('ul'),
+			react, why: map(changes, (ch) => `${ch.dir} ${ch.reason}`),
+			off: map(filter(ctl.status(now).reflectors, (r) => r.state != 'used'), (r) => r.target) });
+	}
+
 	// env.cost { ms }: time spent in the controller's calls (lab hook)
 	function timed(f) {
 		if (!env.cost)
@@ -109,22 +124,24 @@ export function create(env, a, hooks) {
 	return {
 		queue: a.queue,
 
+		// an answer above the threshold is acted on when it comes (cuts
+		// only, with the last tick's rates): the next tick is up to
+		// 200 ms away while the queue grows
 		probe: timed(function(r) {
-			env.trace?.({ t: r.t, a: env.clock.mono(), p: r.target, rtt: r.rtt, up: r.up, down: r.down });
-			ctl.probe(r.target, r.rtt, r.t, (r.up != null) ? { up: r.up, down: r.down } : null);
+			let now = env.clock.mono();
+
+			env.trace?.({ t: r.t, a: now, p: r.target, rtt: r.rtt, up: r.up, down: r.down });
+
+			let delta = ctl.probe(r.target, r.rtt, r.t, (r.up != null) ? { up: r.up, down: r.down } : null);
+
+			if (delta != null && delta > a.settings.delay_ms && last_rates)
+				apply(now, last_rates, true);
 		}),
 
 		// rates: { rx, tx } bit/s over the last ticks (or null)
 		tick: timed(function(now, rates) {
-			let changes = ctl.tick(now, rates);
-
-			for (let ch in changes)
-				if (present[ch.dir] !== false)
-					set(ch.dir, ch.to);
-
-			env.trace?.({ t: now, w: env.clock.wall(), rx: rates?.rx, tx: rates?.tx, dl: ctl.rate('dl'), ul: ctl.rate('ul'),
-				why: map(changes, (ch) => `${ch.dir} ${ch.reason}`),
-				off: map(filter(ctl.status(now).reflectors, (r) => r.state != 'used'), (r) => r.target) });
+			last_rates = rates;
+			apply(now, rates, false);
 		}),
 
 		// the parsed CAKE readings of one `qdisc show` ({ dl, ul }:

@@ -154,7 +154,7 @@ export function create(delay_ms, note) {
 	return {
 		// one probe result: rtt in ms, or null when it was not answered
 		// (t: mono ms it was sent); owd: { up, down } (ms, offsets in
-		// them) or null
+		// them) or null.  Returns its delta (null: none, or not used)
 		probe: function(target, rtt, t, owd) {
 			if (!healthy(target, t))
 				return;
@@ -188,7 +188,7 @@ export function create(delay_ms, note) {
 				return shun(target, t, sprintf('%d of its last %d probes unanswered', LOST_OF, length(r.hist)));
 
 			if (delta == null)
-				return;
+				return null;
 
 			let odd = judge(target, delta, t);
 
@@ -199,6 +199,8 @@ export function create(delay_ms, note) {
 
 			if (length(window) > WINDOW)
 				shift(window);
+
+			return delta;
 		},
 
 		// the deltas of the last ms (all kept ones without ms)
