@@ -222,6 +222,35 @@ for (let bad in [
 	c.ok(`react: two high answers cut at once (${cut[0]?.reason})`, length(cut) == 1 && cut[0].to < cut[0].from);
 }
 
+// one answer whose one-way delays put twice the threshold in a direction
+// is a bloat there on its own: a reflector slow to answer shows its delay
+// in neither part (its receive and transmit times enclose it), so the
+// split is the path's queue; without one-way delays two answers from two
+// reflectors are still needed
+{
+	let solo = function(owd_up, owd_down, added) {
+		let ctl = A.create(good, 0), t = 0;
+
+		for (let i = 0; i < 10; i++) {
+			ctl.probe('192.0.2.1', 20, t, { up: 5010, down: -4990 });
+			ctl.probe('192.0.2.2', 30, t + 100, null);
+			t += 200;
+		}
+
+		ctl.probe('192.0.2.1', 20 + added, t, (owd_up != null) ? { up: 5010 + owd_up, down: -4990 + owd_down } : null);
+
+		return ctl.tick(t + 50, { rx: 20000000, tx: 5000000 }, true);
+	};
+	let down = solo(0, 36, 36), rtt_only = solo(null, null, 36), up = solo(36, 0, 36), small = solo(0, 25, 25);
+
+	c.ok(`solo answer: +36 ms one way down cuts the download at once (${sprintf('%J', map(down, (x) => x.dir + ': ' + x.reason))})`,
+		length(down) == 1 && down[0].dir == 'dl' && down[0].to < down[0].from);
+	c.eq('solo answer: +36 ms without one-way delays cuts nothing alone', length(rtt_only), 0);
+	c.ok(`solo answer: +36 ms one way up cuts the upload only (${sprintf('%J', map(up, (x) => x.dir))})`,
+		length(up) == 1 && up[0].dir == 'ul');
+	c.eq('solo answer: +25 ms one way down (under twice the threshold) cuts nothing alone', length(small), 0);
+}
+
 // ---- a cut behind the line: the delay goes on rising for a round trip ---
 // (sqm's download shaper sits after the line: the senders hear of its
 // drops a round trip later); one cut per bloat, and the line's delivery

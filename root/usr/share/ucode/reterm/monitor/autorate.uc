@@ -8,7 +8,10 @@
 // Per direction (dl = download, the IFB's CAKE; ul = upload, the WAN's):
 //   cut    the recent probes show bloat (BLOAT_OF of the last WINDOW
 //          deltas above delay_ms, from two reflectors when two are in
-//          use) and the direction carries at least CUT_SHARE of its rate:
+//          use, or one answer whose one-way delays put SOLO_OF x
+//          delay_ms in this direction: a reflector slow to answer shows
+//          its delay in neither part, so that is the path's queue) and
+//          the direction carries at least CUT_SHARE of its rate:
 //          rate = max(min, min(rate, line) * f), f = 1 - worst /
 //          DRAIN_SPAN_MS with the worst delay charged to it (at most
 //          ODD_OF x the second worst: one answer held up on its own does
@@ -70,7 +73,8 @@ import * as reflectors from 'reterm.monitor.reflectors';
 
 export const BLOAT_OF = 2, STALE_MS = 2000, WINDOW_MS = 2000;
 export const CUT_SHARE = 0.15, CUT_FACTOR = 0.9, DRAIN_FACTOR = 0.5, DRAIN_SPAN_MS = 250,
-	DRAIN_MS = 3000, DRAIN_GROW = 1.25, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500, SHORT_GROW = 2, ODD_OF = 2;
+	DRAIN_MS = 3000, DRAIN_GROW = 1.25, CUT_HOLD_MS = 800, RAISE_HOLD_MS = 1500, SHORT_GROW = 2, ODD_OF = 2,
+	SOLO_OF = 2;
 export const RAISE_SHARE = 0.75, FAST_SHARE = 0.85, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9;
 export const CALM_SHARE = 0.5, CALM_LOAD = 0.9, CALM_NEAR_FACTOR = 1.01, CALM_DOUBLE_MS = 1000, DRAINED_HOLD_MS = 800,
 	CALM_SPIKES = 1;
@@ -241,6 +245,16 @@ export function create(set, now) {
 						part(w, d) < CALM_SHARE * set.delay_ms)[0]?.t;
 
 				let high = (s.drained != null && all_high != null) ? bloat(t, s.drained) : all_high;
+
+				// one answer whose one-way delays put SOLO_OF x delay_ms
+				// in this direction is a bloat on its own (a reflector slow
+				// to answer shows its delay in neither part)
+				if (!high && !stale) {
+					let solo = filter(refl.recent(t, WINDOW_MS), (w) => (s.drained == null || w.t > s.drained) &&
+						w.dir != null && w.delta > set.delay_ms && w.dir[d] > SOLO_OF * set.delay_ms);
+
+					high = length(solo) ? solo : null;
+				}
 				let spare = spared(high, d);
 				let calm_raise = false;
 				// what the climb looks at: the recent answers, since the
