@@ -416,6 +416,44 @@ function back_to_edge(calm_ms, load) {
 		late != null && late.to >= late.from * 1.039);
 }
 
+// at a low rate CAKE itself holds a probe behind a packet or two being
+// sent (3 ms each at 4 Mbit/s): answers of +9-10 ms there are no queue
+// forming, and the climb stays calm (the lab's walk crawled at +0.5 % a
+// tick from 4 Mbit/s on a line of 8.6); at 20 Mbit/s they are not calm
+{
+	let climb = function(rate, ms) {
+		let set = A.check_settings({ ...SET, dl_min: '2000', dl_base: '' + rate }).settings;
+		let ctl = A.create(set, 0), t = 0, i = 0;
+		let answer = (d) => {
+			ctl.probe(i % 2 ? '192.0.2.2' : '192.0.2.1', (i % 2 ? 30 : 20) + d, t, null);
+			i++;
+			t += 200;
+		};
+
+		for (let k = 0; k < 10; k++)
+			answer(0);
+
+		// a cut of 10 %, its queue drained
+		answer(20);
+		answer(22);
+		ctl.tick(t, { rx: rate * 1000, tx: 0 });
+		answer(1);
+
+		let raises = [];
+
+		for (let k = 0; k < 12; k++) {
+			answer(ms);
+			push(raises, ...filter(ctl.tick(t, { rx: ctl.rate('dl') * 1000, tx: 0 }), (x) => x.dir == 'dl'));
+		}
+
+		return raises[0] ? raises[0].to * 1.0 / raises[0].from : null;
+	};
+	let slow = climb(4000, 9.5), fast = climb(20000, 9.5);
+
+	c.ok(`calm at a low rate: +9.5 ms answers at 4 Mbit/s climb calmly (x ${slow})`, slow >= 1.0099);
+	c.ok(`calm at a low rate: +9.5 ms answers at 20 Mbit/s climb gently (x ${fast})`, fast != null && fast < 1.009);
+}
+
 // ---- idle decay: after a cut, idle -> back towards base ----------------
 {
 	let l = line(good, { cap: (d, t) => (d == 'dl' ? (t < 5000 ? 25000 : 6000) : 20000), load: (d, t) => d == 'dl' && t < 15000 });

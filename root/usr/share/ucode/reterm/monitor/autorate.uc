@@ -48,7 +48,9 @@
 //          RAISE_FACTOR: calm = the line delivers at least CALM_LOAD of
 //          our rate (it limits nothing) and at most CALM_SPIKES delta in
 //          this direction since the drain is above CALM_SHARE x delay_ms
-//          (no queue forming): it may have risen
+//          plus CALM_MTUS packets' time at our rate (CAKE holds a probe
+//          behind the packets it is sending: 3 ms each at 4 Mbit/s): no
+//          queue forming, it may have risen
 //   decay  the direction carries less than IDLE_SHARE: the rate moves
 //          DECAY of the way to base each tick
 //   hold   anything else, and whenever no probe answered for STALE_MS
@@ -77,7 +79,7 @@ export const CUT_SHARE = 0.15, CUT_FACTOR = 0.9, DRAIN_FACTOR = 0.5, DRAIN_SPAN_
 	SOLO_OF = 2;
 export const RAISE_SHARE = 0.75, FAST_SHARE = 0.85, RAISE_SPIKES = 1, RAISE_FACTOR = 1.04, NEAR_FACTOR = 1.005, NEAR_SHARE = 0.9;
 export const CALM_SHARE = 0.5, CALM_LOAD = 0.9, CALM_NEAR_FACTOR = 1.01, CALM_DOUBLE_MS = 1000, DRAINED_HOLD_MS = 800,
-	CALM_SPIKES = 1;
+	CALM_SPIKES = 1, CALM_MTUS = 2, MTU_BITS = 1514 * 8;
 export const IDLE_SHARE = 0.3, DECAY = 0.02;
 export const ATTRIB_SHARE = 0.33, KEEP_DECISIONS = 20;
 
@@ -310,8 +312,10 @@ export function create(set, now) {
 				         count(fresh, (w) => charged(w, d)) <= RAISE_SPIKES) {
 					let near = s.bloat_rate != null && s.rate >= NEAR_SHARE * s.bloat_rate && s.rate <= s.bloat_rate / NEAR_SHARE;
 
-					let calm = share >= CALM_LOAD &&
-						count(fresh, (w) => part(w, d) > CALM_SHARE * set.delay_ms) <= CALM_SPIKES;
+					// CAKE itself holds a probe behind a packet or two
+					// being sent: CALM_MTUS of them at our rate more
+					let calm_ms = CALM_SHARE * set.delay_ms + CALM_MTUS * MTU_BITS / (1.0 * s.rate);
+					let calm = share >= CALM_LOAD && count(fresh, (w) => part(w, d) > calm_ms) <= CALM_SPIKES;
 					let f = near ? NEAR_FACTOR : (share >= FAST_SHARE) ? RAISE_FACTOR : NEAR_FACTOR;
 
 					// calm near the edge: the step doubles each
