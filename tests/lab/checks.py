@@ -162,22 +162,21 @@ CHECKS = {
          and m["sampler_cake_rows_no_tc"] == 0),
     ],
     # issue 16's targets: mean added <= 15 ms, p95 <= 40 ms, utilisation
-    # >= 80 % on both schedules.  This TCG lab measured (2026-11-26, near
-    # hop in use) steps +10.2 ms / p95 25.9 / 0.75 and walk +12.8 / p95
-    # 44.3 / 0.72; runs move by several ms and a few hundredths.  The
-    # checks hold the steps at both latency targets and the walk and
-    # utilisation at lines this lab reaches; README "Adaptive shaping"
-    # says what is open
+    # >= 80 % on both schedules, checked on the medians of 3 runs of the
+    # controller per schedule (one run moves by ~0.02 of utilisation and
+    # ~5 ms of p95 in this TCG lab: a target met once is not met
+    # reliably).  Each run's figures: <key>_<schedule>_autorate_runs
     "autorate": [
-        ("autorate, steps 20/8/30/12 Mbit/s: mean added latency <= 15 ms, p95 <= 40 ms",
-         lambda m: m["added_ms_mean_steps_autorate"] <= 15 and m["added_ms_p95_steps_autorate"] <= 40),
-        # the walk's p95 spreads widely from run to run under emulation:
-        # 33-51 ms with RTT only, 27.5 / 43.9 / 51.8 ms with one-way
-        # delays (2026-11-27; means 10.5 / 13.5 / 17.0): the line here
-        # guards against a regression, the target (40) is not reliably
-        # met (README)
-        ("autorate, random walk 5-40 Mbit/s: mean added latency <= 20 ms (target 15), p95 <= 55 ms (target 40)",
-         lambda m: m["added_ms_mean_walk_autorate"] <= 20 and m["added_ms_p95_walk_autorate"] <= 55),
+        ("autorate, steps 20/8/30/12 Mbit/s (median of 3 runs): mean added latency <= 15 ms, p95 <= 40 ms, "
+         "utilisation >= 80 %",
+         lambda m: m["added_ms_mean_steps_autorate"] <= 15 and m["added_ms_p95_steps_autorate"] <= 40
+         and m["utilisation_steps_autorate"] >= 0.8),
+        ("autorate, random walk 5-40 Mbit/s (median of 3 runs): mean added latency <= 15 ms, p95 <= 40 ms, "
+         "utilisation >= 80 %",
+         lambda m: m["added_ms_mean_walk_autorate"] <= 15 and m["added_ms_p95_walk_autorate"] <= 40
+         and m["utilisation_walk_autorate"] >= 0.8),
+        ("autorate ran 3 times on each schedule",
+         lambda m: all(len(m["utilisation_%s_autorate_runs" % n]) == 3 for n in ("steps", "walk"))),
         ("autorate probes the near hops its scans found (the wan namespace's 198.51.100.1 and 2001:db8:100::1 at TTL 1)"
          " on both schedules",
          lambda m: all(m["near_hops_%s_autorate" % n] == ["198.51.100.1@1", "2001:db8:100::1@1"] for n in ("steps", "walk"))),
@@ -191,8 +190,6 @@ CHECKS = {
         ("attribution: the upload, whose line is steady, keeps its shaper at >= 50 % of its maximum on both schedules"
          " (RTT alone: 0.28-0.51)",
          lambda m: min(m["ul_rate_share_steps_autorate"], m["ul_rate_share_walk_autorate"]) >= 0.5),
-        ("autorate uses >= 65 % of what the schedule allowed on both schedules (target 80 %)",
-         lambda m: min(m["utilisation_steps_autorate"], m["utilisation_walk_autorate"]) >= 0.65),
         ("contrast: no shaping adds >= 100 ms, CAKE fixed at the base rate >= 100 ms, autorate <= 1/10 of fixed",
          lambda m: all(m["added_ms_mean_%s_none" % n] >= 100 and m["added_ms_mean_%s_fixed" % n] >= 100
                        and m["added_ms_mean_%s_autorate" % n] <= m["added_ms_mean_%s_fixed" % n] / 10

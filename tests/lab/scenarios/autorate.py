@@ -45,6 +45,10 @@ DL = (4000, 18000, 40000)
 # as the Shaping page advises for a direction that does not move
 UL = (2000, 8000, 9500)
 VARIANTS = ("none", "fixed", "autorate")
+# runs of the controller per schedule (the first beside the other variants)
+REPEATS = int(os.environ.get("LAB_AUTORATE_REPEATS", "3"))
+RUN_KEYS = ("added_ms_mean", "added_ms_p95", "utilisation", "ul_rate_share", "controller_cpu_pct",
+            "sampler_cpu_pct_self", "probes_per_s_loaded", "cuts")
 # a development run of fewer (the checks then miss keys and fail): e.g.
 # LAB_AUTORATE_VARIANTS=autorate LAB_AUTORATE_SCHEDULES=walk
 ONLY_VARIANTS = os.environ.get("LAB_AUTORATE_VARIANTS", "").split() or VARIANTS
@@ -185,6 +189,23 @@ def one(ucode, name, plan, variant, idle_ms):
     return r
 
 
+def repeat(ucode, name, plan, idle_ms, res):
+    """REPEATS - 1 more runs of the controller on one schedule: each run's
+    figures as <key>_<schedule>_autorate_runs, the medians (the worst for
+    CPU and the probe rate) under the keys the first run set."""
+    runs = [{k: res["%s_%s_autorate" % (k, name)] for k in RUN_KEYS}]
+    for _ in range(REPEATS - 1):
+        r = one(ucode, name, plan, "autorate", idle_ms)
+        r.pop("trace", None)
+        print("autorate: %s autorate (again): %s" % (name, r), flush=True)
+        runs.append(r)
+    for k in RUN_KEYS:
+        vals = [x[k] for x in runs]
+        res["%s_%s_autorate_runs" % (k, name)] = vals
+        pick = {"controller_cpu_pct": max, "probes_per_s_loaded": min}.get(k, statistics.median)
+        res["%s_%s_autorate" % (k, name)] = pick(vals)
+
+
 def run():
     ucode = ucode_binary()
     if not ucode:
@@ -211,6 +232,14 @@ def run():
                 if trace:
                     res["trace_%s" % name] = trace
                 print("autorate: %s %s: %s" % (name, variant, r), flush=True)
+        # the controller's figures over REPEATS runs of each schedule: the
+        # checks read their medians (one run's spread in this lab is
+        # ~0.02 of utilisation and ~5 ms of p95: a target met once is not
+        # met reliably)
+        if "autorate" in ONLY_VARIANTS:
+            for name, plan in schedules().items():
+                if name in ONLY_SCHEDULES:
+                    repeat(ucode, name, plan, idle_ms, res)
         ran = [n for n in ("steps", "walk") if "controller_cpu_pct_%s_autorate" % n in res]
         if ran:
             res["controller_cpu_pct"] = max(res["controller_cpu_pct_%s_autorate" % n] for n in ran)
