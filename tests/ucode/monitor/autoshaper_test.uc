@@ -39,11 +39,16 @@ function settings(autorate) {
 function world(cfg, path) {
 	let s = sim(), rate = { rx: 0, tx: 0 }, bytes = { rx: 0, tx: 0, t: 0 };
 	let bw = { ifb4eth1: 18000, eth1: 4500 }, changes = [], gone = false, rtt_add = 0, echoes = [];
+	let silent = {}, sent_to = {};
 
 	let env = {
 		clock: s.clock,
 		timer: s.timer,
-		prober: prober(s, (t, target) => ((target == '192.0.2.1') ? 20 : 30) + rtt_add),
+		prober: prober(s, function(t, target) {
+			sent_to[target] = (sent_to[target] ?? 0) + 1;
+
+			return silent[target] ? null : ((target == '192.0.2.1') ? 20 : 30) + rtt_add;
+		}),
 		readfile: function(p) {
 			let m = match(p, /^\/sys\/class\/net\/eth1\/statistics\/(rx|tx)_bytes$/);
 			let dt = (s.now() - bytes.t) / 1000.0;
@@ -90,7 +95,8 @@ function world(cfg, path) {
 			return { kill: () => t.cancel() };
 		};
 
-	return { s, rate, bw, changes, env, echoes, svc: S.create(env, { ...cfg }), set_gone: (v) => (gone = v), set_rtt: (v) => (rtt_add = v) };
+	return { s, rate, bw, changes, env, echoes, sent_to, svc: S.create(env, { ...cfg }), set_gone: (v) => (gone = v),
+		set_rtt: (v) => (rtt_add = v), set_silent: (target, v) => (silent[target] = v) };
 }
 
 // ---- settings --------------------------------------------------------------------
@@ -235,6 +241,34 @@ w2.s.advance(2000);
 splice(w2.changes, 0, length(w2.changes));
 w2.svc.shutdown();
 c.eq('shutdown: sqm rates back', w2.changes, [ [ w2.s.now(), 'ifb4eth1', 18000 ], [ w2.s.now(), 'eth1', 4500 ] ]);
+
+// ---- a reflector that stops answering: no more probes to it until its shun ends ----
+
+let w6 = world(good);
+
+w6.s.advance(5000);
+w6.set_silent('192.0.2.2', true);
+w6.s.advance(30000);
+c.eq('silent reflector: shunned', map(w6.svc.methods.autorate_status({}).reflectors, (r) => [ r.target, r.state ]),
+	[ [ '192.0.2.1', 'used' ], [ '192.0.2.2', 'shunned' ] ]);
+c.eq('silent reflector: no longer probed', w6.env.prober.targets, [ '192.0.2.1' ]);
+
+let to_silent = w6.sent_to['192.0.2.2'];
+
+w6.s.advance(60000);
+c.eq('silent reflector: not one probe to it in the next minute', w6.sent_to['192.0.2.2'], to_silent);
+w6.set_silent('192.0.2.2', false);
+w6.s.advance(600000);
+c.eq('silent reflector: its 10 min over, probed again', w6.env.prober.targets, [ '192.0.2.1', '192.0.2.2' ]);
+c.ok('silent reflector: answers again, used', w6.sent_to['192.0.2.2'] > to_silent &&
+	filter(w6.svc.methods.autorate_status({}).reflectors, (r) => r.target == '192.0.2.2')[0]?.state == 'used');
+w6.set_silent('192.0.2.2', true);
+w6.s.advance(30000);
+c.eq('silent reflector: shunned again', w6.env.prober.targets, [ '192.0.2.1' ]);
+w6.svc.reconfigure(settings("config autorate 'eth1'\n\toption enabled '0'\n"));
+c.eq('silent reflector: adaptive shaping off -> every configured reflector probed', w6.env.prober.targets,
+	[ '192.0.2.1', '192.0.2.2' ]);
+w6.svc.shutdown();
 
 // ---- near hops: scanned at start and every 10 min, probed beside the rest ----------
 

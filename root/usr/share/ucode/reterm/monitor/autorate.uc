@@ -383,6 +383,9 @@ export function create(set, now) {
 		// the reflectors that are near hops (reterm.monitor.reflectors)
 		near: (list) => refl.near(list),
 
+		// the reflectors shunned now (t: mono now)
+		shunned: (t) => refl.shunned(t),
+
 		// for autorate_status (t: mono now)
 		status: function(t) {
 			let rates = {}, last = refl.last_answer();

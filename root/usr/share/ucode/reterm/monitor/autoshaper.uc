@@ -14,6 +14,9 @@
 //     are scanned at start and every hops.SCAN_MS (reterm.monitor.hops);
 //     near() lists the ones to probe beside the configured reflectors,
 //     hooks.retarget() is called when they changed
+//   - off() lists the reflectors the controller shunned (silent, or late
+//     on their own): not probed until their shun ends; hooks.retarget()
+//     is called at the tick that sees the list change
 
 'use strict';
 
@@ -28,7 +31,7 @@ export function create(env, a, hooks) {
 	let ctl = autorate.create(a.settings, env.clock.mono());
 	let present = { dl: null, ul: null };	// CAKE seen at the last reading
 	let restored = false;
-	let near = [], found = [], scanned = null, scan = null, scan_timer = null;
+	let near = [], found = [], scanned = null, scan = null, scan_timer = null, off = [];
 
 	function log(msg) {
 		env.log?.(msg);
@@ -142,6 +145,13 @@ export function create(env, a, hooks) {
 		tick: timed(function(now, rates) {
 			last_rates = rates;
 			apply(now, rates, false);
+
+			let shunned = ctl.shunned(now);
+
+			if (join(' ', shunned) != join(' ', off)) {
+				off = shunned;
+				hooks?.retarget?.();
+			}
 		}),
 
 		// the parsed CAKE readings of one `qdisc show` ({ dl, ul }:
@@ -174,6 +184,9 @@ export function create(env, a, hooks) {
 
 		// the near hops to probe (addresses)
 		near: () => [ ...near ],
+
+		// the reflectors not to probe now (addresses)
+		off: () => [ ...off ],
 
 		// no more scans (replaced by new settings)
 		close,

@@ -229,6 +229,18 @@ export function create(delay_ms, note) {
 					delete refl[target];
 		},
 
+		// the targets not used now (t: mono now), sorted: the prober
+		// leaves them alone until their shun ends
+		shunned: function(t) {
+			let out = [];
+
+			for (let target, r in refl)
+				if (!healthy(target, t))
+					push(out, target);
+
+			return sort(out);
+		},
+
 		// for autorate_status (t: mono now)
 		status: function(t) {
 			let rl = [];

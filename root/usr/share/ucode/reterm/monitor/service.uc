@@ -101,11 +101,14 @@ export function create(env, cfg) {
 		return int(length(probe_times) * 10000 / PROBE_RATE_MS) / 10.0;
 	}
 
-	// the configured reflectors, after adaptive shaping's near hops
+	// the configured reflectors, after adaptive shaping's near hops,
+	// without the ones it shunned (all of them if it shunned every one)
 	function targets() {
-		let near = auto ? auto.near() : [];
+		let near = auto ? auto.near() : [], off = auto ? auto.off() : [];
+		let all = [ ...near, ...filter(cfg.reflectors, (t) => index(near, t) < 0) ];
+		let used = filter(all, (t) => index(off, t) < 0);
 
-		return [ ...near, ...filter(cfg.reflectors, (t) => index(near, t) < 0) ];
+		return length(used) ? used : all;
 	}
 
 	function set_interval(ms) {
@@ -210,7 +213,7 @@ export function create(env, cfg) {
 	// rates back)
 	// (called at start and when cfg.autorate changed)
 	function autorate_follow() {
-		let had = auto != null && length(auto.near()) > 0;
+		let had = auto != null && (length(auto.near()) > 0 || length(auto.off()) > 0);
 
 		auto?.close();
 
