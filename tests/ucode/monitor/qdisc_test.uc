@@ -25,6 +25,8 @@ let st = standins('qdisc'), script = st.script;
 let good = script('good', 'n=0; while read -r l; do n=$((n + 1)); echo "[{\\"n\\":$n,\\"cmd\\":\\"$l\\"}]"; done');
 let dies = script('dies', 'read -r l; echo "[{\\"n\\":1}]"; exit 0');
 let mute = script('mute', 'while read -r l; do :; done');
+// reads slowly and writes every line it got to a file (the changes tc ran)
+let slow = script('slow', `sleep 0.3; while read -r l; do echo "$l" >> ${st.dir}/slow.out; done`);
 let runs = [];
 let env = { uloop, socket, fs, clock: { mono, wall }, run: (argv, cb) => { push(runs, join(' ', argv)); cb('[]'); } };
 
@@ -80,6 +82,27 @@ step((next) => {
 			c.eq('env.run never used', runs, []);
 			next();
 		});
+	});
+});
+
+step((next) => {
+	let q = Q.open(env, [ slow ]);
+
+	q.show(() => null);	// starts the batch child
+	c.eq('change: a bad device or rate is refused, nothing sent',
+		[ q.change('eth1; reboot', 1000), q.change('eth1', 0), q.change('eth1', 2.5), q.change('eth1', 100000001) ],
+		[ false, false, false, false ]);
+	c.ok('change: a good one is taken', q.change('ifb4eth1', 17500) && q.change('eth1', 4500));
+	// retermd stopping: sqm's rates go out and the child is closed at once
+	q.close();
+	uloop.timer(1000, () => {
+		c.eq('close(): the batch child ran what it was sent before it ended (sqm\'s rates back on stop)',
+			split(trim(fs.readfile(`${st.dir}/slow.out`) ?? ''), '\n'),
+			[ 'qdisc show', 'qdisc change dev ifb4eth1 root cake bandwidth 17500kbit',
+			  'qdisc change dev eth1 root cake bandwidth 4500kbit' ]);
+		c.eq('close(): and it has ended', st.count('slow'), 0);
+		fs.unlink(`${st.dir}/slow.out`);
+		next();
 	});
 });
 

@@ -12,6 +12,10 @@
 //              that order: an fd closed while still registered stays in
 //              epoll as long as any process holds a copy, and its events
 //              would then reach freed memory
+//   c.kill(ms) the same, but first the child reads to its end: our
+//              sending side is shut (EOF on its stdin) and it has up to
+//              ms to exit on its own (blocking: for stops, where what was
+//              sent must still be done, e.g. tc restoring sqm's rates)
 //   c.alive()  false once the process has exited
 //
 // Both ends are close-on-exec, so no other child inherits them (fping
@@ -46,6 +50,13 @@ function free_fd(fs, from) {
 
 // env: { uloop, socket, fs }; opts: { stdin: bool, stderr: bool (the
 // child's stderr into the pair too) }
+// pid is there and not a zombie (it exited, nobody reaped it yet)
+function running(fs, pid) {
+	let st = fs.readfile(`/proc/${pid}/stat`);
+
+	return st != null && !match(st, /\) Z /);
+}
+
 export function spawn(env, path, argv, opts) {
 	let fs = env.fs ?? require('fs'), socket = env.socket ?? require('socket');
 
@@ -94,7 +105,7 @@ export function spawn(env, path, argv, opts) {
 	return {
 		sock: pair[0],
 		alive: () => !exited,
-		kill: function() {
+		kill: function(grace_ms) {
 			handle?.delete();
 			handle = null;
 
@@ -103,7 +114,14 @@ export function spawn(env, path, argv, opts) {
 
 				proc.delete();
 
-				if (pid > 0 && !exited)
+				if (pid > 0 && !exited && grace_ms > 0) {
+					pair[0].shutdown(socket.SHUT_WR);
+
+					for (let ms = 0; ms < grace_ms && running(fs, pid); ms += 10)
+						sleep(10);
+				}
+
+				if (pid > 0 && !exited && running(fs, pid))
 					system([ 'kill', '' + pid ]);
 			}
 

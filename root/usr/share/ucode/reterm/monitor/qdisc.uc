@@ -23,6 +23,7 @@ import { netdev } from 'reterm.validate';
 export const TC_PATHS = [ '/usr/sbin/tc', '/sbin/tc', '/usr/bin/tc', '/bin/tc' ];
 export const ANSWER_MS = 900;	// no answer by then: restart tc next time
 export const MAX_RESTARTS = 3;
+export const CLOSE_MS = 500;	// close(): tc's time to finish what it was sent
 
 export const COMMAND = [ 'exec', 'tc', '-s', '-j', 'qdisc', 'show' ];
 
@@ -44,9 +45,10 @@ export function open(env, paths) {
 	let path = socket ? child.find(fs, paths ?? TC_PATHS) : null;
 	let proc = null, timer = null, buf = '', waiting = null, restarts = 0;
 
-	function stop_child() {
+	// grace_ms: tc first runs what it was sent (see close())
+	function stop_child(grace_ms) {
 		timer?.cancel();
-		proc?.kill();
+		proc?.kill(grace_ms);
 		proc = timer = null;
 		buf = '';
 	}
@@ -145,8 +147,10 @@ export function open(env, paths) {
 			(env.run ?? ((argv, f) => run_once(env, argv, f)))(COMMAND, cb);
 		},
 
+		// tc ends after the commands it was sent (the rates adaptive
+		// shaping restores on stop), within CLOSE_MS
 		close: function() {
-			stop_child();
+			stop_child(CLOSE_MS);
 			waiting = null;
 			restarts = 0;
 		}
