@@ -51,6 +51,24 @@ for (let bad in [
 	c.ok(sprintf('raise: a run of raises is one decision %J', st.decisions), length(filter(st.decisions, (x) => x.dir == 'dl')) == 1);
 }
 
+// ---- raise only while the direction carries >= RAISE_SHARE of its rate ----
+{
+	let ctl = A.create(good, 0), t = 0;
+	let run = function(share, n) {
+		for (let i = 0; i < n; i++) {
+			t = feed(ctl, t, [ '192.0.2.1', 10 ], [ '192.0.2.2', 12 ]);
+			ctl.tick(t, { rx: share * ctl.rate('dl') * 1000, tx: share * ctl.rate('ul') * 1000 });
+		}
+	};
+
+	run(0.6, 50);
+	c.eq(sprintf('at 60 %% of the rate, delay low: no raise (RAISE_SHARE %s)', A.RAISE_SHARE),
+		[ ctl.rate('dl'), ctl.rate('ul') ], [ 20000, 5000 ]);
+	run(0.8, 10);
+	c.ok(sprintf('at 80 %%: raised (%d, %d kbit/s)', ctl.rate('dl'), ctl.rate('ul')),
+		ctl.rate('dl') > 20000 && ctl.rate('ul') > 5000);
+}
+
 // ---- raise: fast only while the shaper limits (lab finding) --------------
 // a rate above the line's capacity is not followed by what the line
 // delivers: climbing on at +4 % a tick until the share fell to 75 % put
