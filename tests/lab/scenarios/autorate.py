@@ -19,7 +19,9 @@ Per run: added latency (pings from the client every 200 ms minus the idle
 RTT): mean and p95; utilisation: the bytes the client received (its
 interface counter, frames as netem counts them) / the bytes the schedule
 allowed over the same seconds.  For autorate also the controller's CPU (time in its
-calls, % of one core), the probe rate loaded (its last 10 s) and idle (a
+calls, % of one core; and controller_cpu_pct_added_<schedule>: the
+service's own CPU with the controller minus the sampler's alone, run
+beside the fixed variant with the same prober), the probe rate loaded (its last 10 s) and idle (a
 quiet run before), and ul_rate_share: the upload shaper's mean rate over
 the measured seconds / its maximum (the upload line never moves: a cut
 there is a delay misattributed to it)."""
@@ -113,12 +115,15 @@ def shaping_off():
         sh.run(argv, ns="rtr", check=False)
 
 
-def controller(ucode, seconds, log=None):
+def controller(ucode, seconds, log=None, auto=True):
+    """retermd's sampler service with adaptive shaping; auto=False: the
+    sampler alone with the same prober (raw ICMP sockets in the process),
+    whose own CPU is what the controller adds to"""
     extra = ["--tick-log", os.path.join(OUT, "ticks-%s.jsonl" % log)] if log and TICKS else []
+    extra += ["--autorate", ",".join(str(v) for v in DL + UL)] if auto else ["--prober", "icmp"]
     argv = sh._argv([ucode, "-L", os.path.join(ROOT, "usr", "share", "ucode"), MONITOR_TEST,
                      "--sample-seconds", seconds, "--wan", "rtr-wan", "--reflector", topo.SRV4,
-                     "--reflector", topo.SRV6, "--autorate", ",".join(str(v) for v in DL + UL)] + extra,
-                    ns="rtr")
+                     "--reflector", topo.SRV6] + extra, ns="rtr")
     return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
 
@@ -130,7 +135,8 @@ def one(ucode, name, plan, variant, idle_ms):
         shaping_on(DL[1], UL[1])
     # fresh servers each run: a killed client can leave one busy
     servers = [measure.start_iperf_server(), measure.start_iperf_server(port=5202)]
-    ctl = controller(ucode, SECONDS, name) if variant == "autorate" else None
+    # fixed: the sampler alone beside it (its CPU, for the controller's)
+    ctl = controller(ucode, SECONDS, name, auto=variant == "autorate") if variant != "none" else None
     time.sleep(1 if ctl else 0)
     # the flows outlast the measured window; their own reports are not used
     down = sh.spawn(["iperf3", "-c", topo.SRV4, "-R", "-t", SECONDS + 10, "-P", 4], ns="cli",
@@ -165,8 +171,9 @@ def one(ucode, name, plan, variant, idle_ms):
         with open(os.path.join(OUT, "pings-%s.json" % name), "w") as f:
             json.dump({"start": start, "plan": plan, "pings": pings}, f)
     if c:
-        r["controller_cpu_pct"] = c["controller_cpu_pct"]
         r["sampler_cpu_pct_self"] = c["cpu_pct_self"]
+    if c and variant == "autorate":
+        r["controller_cpu_pct"] = c["controller_cpu_pct"]
         r["probes_per_s_loaded"] = c["probes_per_s"]
         r["decisions"] = len(c["autorate"]["decisions"])
         r["cuts"] = sum(1 for d in c["autorate"]["decisions"] if d.get("kind") == "cut")
@@ -240,6 +247,13 @@ def run():
             for name, plan in schedules().items():
                 if name in ONLY_SCHEDULES:
                     repeat(ucode, name, plan, idle_ms, res)
+        # what adaptive shaping adds to the sampler's own CPU (same
+        # schedule, same prober): the service with the controller minus
+        # the sampler alone beside the fixed variant
+        for n in ONLY_SCHEDULES:
+            a, f = res.get("sampler_cpu_pct_self_%s_autorate" % n), res.get("sampler_cpu_pct_self_%s_fixed" % n)
+            if a is not None and f is not None:
+                res["controller_cpu_pct_added_%s" % n] = round(a - f, 2)
         ran = [n for n in ("steps", "walk") if "controller_cpu_pct_%s_autorate" % n in res]
         if ran:
             res["controller_cpu_pct"] = max(res["controller_cpu_pct_%s_autorate" % n] for n in ran)
