@@ -15,7 +15,8 @@
  *   ticks it), so is `form`, `dom` and `view` are small real-DOM stand-ins, and a
  *   luci.js-style loader wraps each module as
  *   function(window, document, L, <aliases>) and instantiates it.
- * - Walks the whole flow: live graphs → start a test → progress through
+ * - Walks the whole flow: live graphs (and adaptive shaping's box once
+ *   autorate_status says it is on) → start a test → progress through
  *   the phases → graded result → compare two results, with the test
  *   settings form (an invalid URL marked as LuCI marks it, a changed
  *   setting staged); checks the DOM and the computed styles of
@@ -125,6 +126,36 @@ async function main() {
 		});
 		check('poll tick: asks since the newest row and merges the delta', tick.asked === tick.before && tick.after > tick.before &&
 			tick.rows === tick.points, tick);
+
+		/* ---- adaptive shaping on: its box with the decisions, and the
+		 * shaper note says the dashed lines move (retermd's
+		 * autorate_status as tests/js/autorateview.test.js has it) ---- */
+		const ar = await page.evaluate(async () => {
+			const T = 1718000100;
+			window.__env.rpc.handle('reterm', 'autorate_status', () => ({
+				enabled: true, queue: 'eth1', devices: { dl: 'ifb4eth1', ul: 'eth1' },
+				settings: { dl_min: 4000, dl_base: 18000, dl_max: 30000, ul_min: 1000, ul_base: 4500, ul_max: 6000, delay_ms: 15 },
+				rates: { dl: { rate_kbit: 23400, achieved_kbit: 22100, share: 94.4 }, ul: { rate_kbit: 4500, achieved_kbit: 80, share: 1.8 } },
+				reflectors: [ { target: '198.51.100.1', state: 'used', why: null, baseline_ms: 8.3, one_way: true, answered: 10, probes: 10, hop: 2 },
+					{ target: '9.9.9.9', state: 'shunned', why: '5 of its last 10 probes unanswered', baseline_ms: null, answered: 0, probes: 0 } ],
+				decisions: [ { time: T, time_end: T + 6, dir: 'dl', from: 18000, to: 27000, reason: 'dl loaded (100 %), delay low', kind: 'raise' },
+					{ time: T + 9, dir: 'dl', from: 27000, to: 23400, reason: 'delay +38.2 ms with dl at 92 % of its rate', kind: 'cut' } ],
+				hops: [], evidence: true, cake: { dl: true, ul: true }, probes_per_s: 5
+			}));
+			const box = document.querySelector('.reterm-ov-autorate'), hiddenBefore = getComputedStyle(box).display === 'none';
+			/* the samples every 2 s, adaptive shaping's state every other time */
+			await window.__env.poll.tick(4);
+			return { hiddenBefore, display: getComputedStyle(box).display,
+				rows: [...box.querySelectorAll('table tr')].slice(1).map(r => r.textContent),
+				summary: box.querySelector('p')?.textContent || '',
+				note: document.querySelector('.reterm-ov-live > .reterm-ov-note').textContent,
+				asked: window.__env.rpc.calls.filter(c => c.method === 'autorate_status').length };
+		});
+		check('adaptive shaping: its box appears once autorate_status says on, with the cut first', ar.hiddenBefore &&
+			ar.display !== 'none' && ar.rows.length === 2 && /23\.4 Mbit\/s/.test(ar.rows[0]) && /delay \+38\.2 ms/.test(ar.rows[0]) &&
+			ar.summary.length > 0, ar);
+		check('adaptive shaping: the shaper note says the dashed lines move', /as adaptive shaping moves them/.test(ar.note), ar.note);
+		await page.locator('.reterm-ov-autorate').screenshot({ path: join(OUT, 'overview-autorate.png') });
 
 		/* ---- the page's style sheet ---- */
 		const css = await page.evaluate(() => ({

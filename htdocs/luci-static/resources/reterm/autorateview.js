@@ -76,6 +76,7 @@ const Box = baseclass.extend({
 	update(st) {
 		const on = st && st.enabled === true, refused = st && st.enabled === false && st.reason;
 
+		this.on = !!on;
 		this.node.style.display = (on || refused) ? '' : 'none';
 
 		if (refused) {

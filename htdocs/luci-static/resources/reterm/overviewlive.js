@@ -98,9 +98,15 @@ const LivePanel = baseclass.extend({
 			poll.remove(this.fn);
 	},
 
-	/* samples every 2 s; adaptive shaping's state every 4 s */
+	/* samples every 2 s; adaptive shaping's state every 4 s (the shaper
+	 * note says whose rates the dashed lines are) */
 	poll() {
-		const ar = (this.polls++ % 2 === 0) ? this.autorate.poll() : Promise.resolve();
+		const ar = (this.polls++ % 2 === 0) ? this.autorate.poll().then(() => {
+			if (!!this.autorate.on !== !!this.autorateOn) {
+				this.autorateOn = this.autorate.on;
+				this.showShaper();
+			}
+		}) : Promise.resolve();
 
 		return Promise.all([ testrun.settle(callSamples(this.ring.since(), 1)).then((reply) => this.onSamples(reply)), ar ])
 			.then((r) => r[0]);
@@ -183,6 +189,7 @@ const LivePanel = baseclass.extend({
 		dom.content(this.el.shaperNote, [
 			(sh === null) ? _('sqm-scripts has no queue here: there is no shaper rate to compare the throughput with.')
 			: !sh.enabled ? _('Shaping is off (no enabled sqm queue): the throughput has no shaper rate to compare with.')
+			: this.autorateOn ? _('Dashed lines: the shaper rates on %s as adaptive shaping moves them (sqm\'s own: download %s, upload %s).').format(sh.iface, rateOr(sh.rx), rateOr(sh.tx))
 			: _('Dashed lines: the sqm shaper rates on %s (download %s, upload %s).').format(sh.iface, rateOr(sh.rx), rateOr(sh.tx))
 		]);
 	}
