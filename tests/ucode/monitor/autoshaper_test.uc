@@ -169,6 +169,8 @@ c.eq('loaded: upload idle stays at base', w.bw.eth1, 4500);
 let st = m.autorate_status({});
 
 c.ok(`loaded: about 5 probes/s (${st.probes_per_s})`, st.probes_per_s >= 4 && st.probes_per_s <= 5.5);
+c.ok(`loaded: monitor status publishes the probe rate too (${m.status({}).probes_per_s})`,
+	m.status({}).probes_per_s >= 4 && m.status({}).probes_per_s <= 5.5);
 c.eq('status: rates, queue, devices', [ st.enabled, st.queue, st.devices, st.rates.dl.rate_kbit ],
 	[ true, 'eth1', { dl: 'ifb4eth1', ul: 'eth1' }, w.bw.ifb4eth1 ]);
 c.ok('status: the raise is a decision with its wall time and reason', length(filter(st.decisions, (d) =>
@@ -185,6 +187,8 @@ let sh = rows.cols ? index(rows.cols, 'sh_rx') : -1;
 let full = filter(rows.rows, (r) => r != null);
 
 c.ok(sprintf('rows: the shaper rate per second (sh_rx: %J)', full[-1]?.[sh]), sh >= 0 && full[-1][sh] >= 29000000);
+
+c.eq(`raises: ${length(w.changes)} rate changes, not one file written (only the qdisc holds them)`, keys(w.env.fs.files), []);
 
 // the line drops: delay rises with the download -> cut
 w.s.timer(0, () => w.set_rtt(80));
@@ -223,6 +227,7 @@ w.bw.ifb4eth1 = 18000;
 w.set_gone(false);
 w.s.advance(1500);
 c.ok('WAN back: ours set again', length(w.changes) > n && w.bw.ifb4eth1 == w.svc.methods.autorate_status({}).rates.dl.rate_kbit);
+c.eq('after cuts, an sqm restart and a WAN flap: still not one file written', keys(w.env.fs.files), []);
 
 // ---- switched off: sqm's own rates back --------------------------------------------
 
