@@ -18,6 +18,11 @@
  *   luci/devices/apply  add a device by MAC, switch it off, Save & Apply:
  *                       one new device section, as the page shows it
  *   luci/shaping/apply  the WAN queue on at 18 / 9 Mbit/s, rtt 100 ms
+ *   luci/shaping/autorate adaptive shaping switched on for that queue
+ *                       (download maximum typed): one `config autorate`
+ *                       in /etc/config/reterm named after the queue, the
+ *                       other rates from the queue's, sqm untouched; then
+ *                       off again (enabled 0, rates kept)
  *   luci/wizard/closed  the WAN queue running (sqm's run.sh with the
  *                       test-only tests/owrt/fixtures/reterm-tbf.qos), the
  *                       wizard's measurement started, its page CLOSED
@@ -58,7 +63,7 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const arg = k => { const i = process.argv.indexOf(k); return i > 0 ? process.argv[i + 1] : null; };
 const ROOT = arg('--root'), BASE = `http://127.0.0.1:${arg('--port') || 8080}/cgi-bin/luci/`, PAGE = 'admin/network/reterm/';
 const PAGES = [ 'overview', 'devices', 'shaping', 'wizard' ];
-const CHECKS = [ 'login', ...PAGES.map(p => 'page/' + p), 'overview/apply', 'devices/apply', 'shaping/apply',
+const CHECKS = [ 'login', ...PAGES.map(p => 'page/' + p), 'overview/apply', 'devices/apply', 'shaping/apply', 'shaping/autorate',
 	'wizard/closed', 'wizard/measure', 'wizard/apply', 'wizard/verify', 'wizard/devices' ];
 const DEVICE = { mac: '02:00:00:00:4c:01', name: 'owrt-luci-test' };
 const CONSOLE = { mac: '00:09:bf:3d:51:02', name: 'lab-3ds', ip: '192.168.1.150' };
@@ -324,6 +329,44 @@ async function shapingApply() {
 			q.download === '18000' && q.upload === '9000' && [ q.iqdisc_opts, q.eqdisc_opts ].every(o => ` ${o} `.includes(' rtt 100ms '))) ];
 }
 
+/* adaptive shaping on that queue from its fields in the queue's section:
+ * /etc/config/reterm gets one `config autorate '<queue>'` with the rates
+ * in kbit/s (the ones not typed from the queue's: a quarter, the same,
+ * twice), sqm's config untouched, the box ticked after the reload; then
+ * switched off again: enabled 0, the rates kept */
+async function shapingAutorate() {
+	const sqm0 = readFileSync(join(ROOT, 'etc/config/sqm'), 'utf8'), before = uciSections('reterm');
+	await open(PAGE + 'shaping');
+	const sid = await page.evaluate(() => [ ...document.querySelectorAll('.cbi-section-node') ]
+		.find(n => n.querySelector('[data-name="interface"] input[type=hidden]')?.value === 'wan0')?.id);
+	if (!sid)
+		return [ 'no queue for wan0 on the page' ];
+	const box = () => page.locator(`#${sid} [data-name="_autorate"] input[type=checkbox]`);
+	await box().check();
+	const max = page.locator(`#${sid} [data-name="_ar_dl_max"] input[type=text]`);
+	await max.fill('40');
+	await max.press('Tab');
+	await shot('shaping-autorate');
+	const problems = await applied(() => page.click('.cbi-page-actions .cbi-button-apply'));
+	/* the queue's section is anonymous: its name as uci gives it */
+	const queue = (osh('uci -X show sqm').match(/^sqm\.([A-Za-z0-9_]+)\.interface='wan0'$/m) ?? [])[1];
+	const want = { enabled: '1', dl_min: '4500', dl_base: '18000', dl_max: '40000', ul_min: '2250', ul_base: '9000', ul_max: '18000' };
+	problems.push(...oneAdded('reterm', before, ({ type, name, opts }) => type === 'autorate' && queue && name === queue &&
+		Object.keys(want).every(k => opts[k] === want[k])));
+	if (readFileSync(join(ROOT, 'etc/config/sqm'), 'utf8') !== sqm0)
+		problems.push('/etc/config/sqm was written');
+	if (!await page.locator(`#${sid} [data-name="_autorate"] input[type=checkbox]`).isChecked())
+		problems.push('after the reload the page shows adaptive shaping off');
+	if (problems.length)
+		return problems;
+	await page.locator(`#${sid} [data-name="_autorate"] input[type=checkbox]`).uncheck();
+	problems.push(...await applied(() => page.click('.cbi-page-actions .cbi-button-apply')));
+	const off = uciSections('reterm').filter(s => s.type === 'autorate' && s.name === queue);
+	if (off.length !== 1 || off[0].opts.enabled !== '0' || off[0].opts.dl_max !== '40000')
+		problems.push(`switched off: ${JSON.stringify(off)}`);
+	return problems;
+}
+
 /* ---- the wizard ------------------------------------------------------ */
 
 const sleep = ms => new Promise(r => setTimeout(r, ms));
@@ -526,6 +569,7 @@ async function main() {
 		await step('overview/apply', () => overviewApply(urls));
 		await step('devices/apply', devicesApply);
 		await step('shaping/apply', shapingApply);
+		await step('shaping/autorate', shapingAutorate);
 		await wizard(urls);
 	}
 	finally {
