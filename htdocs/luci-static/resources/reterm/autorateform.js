@@ -93,6 +93,12 @@ function derived(sid, d, x) {
 	return Math.min(MAX_KBIT, Math.max(MIN_KBIT, (x === 'min') ? Math.floor(q / 4) : (x === 'max') ? q * 2 : q));
 }
 
+/* a queue added on this page and not saved yet: LuCI names it new<hex>
+ * until the save gives it its name, which ours must carry */
+function unsaved(sid) {
+	return /^new[0-9a-f]+$/.test(String(sid));
+}
+
 /* the reterm section of sqm queue sid, created when first written */
 function ensure(sid) {
 	if (!uci.get('reterm', sid))
@@ -101,6 +107,14 @@ function ensure(sid) {
 
 function addOptions(s, opts) {
 	const onchange = (opts && opts.onchange) || null, fields = {};
+
+	/* a field's check: the whole set as typed, and not on a queue the
+	 * save has not named yet (the fields show only while the box is
+	 * ticked; LuCI's checkbox itself has no check of its own that runs
+	 * with the box's state) */
+	const valid = (sid) => (unsaved(sid)
+		? _('Save the new queue first, then switch on adaptive shaping: its settings are stored under the queue\'s name, which the save gives it.')
+		: check(typed(sid))) || true;
 
 	/* every field's value as typed now, for the cross-field check */
 	const typed = (sid) => {
@@ -118,10 +132,20 @@ function addOptions(s, opts) {
 	let o = fields.enabled = s.option(form.Flag, '_autorate', _('Adaptive shaping'),
 		_('Let retermd move CAKE\'s rates with the line: up while the line is busy and the delay stays low, down quickly when the delay rises, back to the base rate when idle. For lines whose speed changes (LTE/5G, Starlink, busy cable). It probes latency 5 times a second only while the line is busy (at most once a second otherwise) and never writes the changing rates to flash. It drives the queue that the live monitor watches.'));
 	o.load = (sid) => (uci.get('reterm', sid, 'enabled') === '1') ? '1' : '0';
+	/* off writes only where a section exists: saving the page made one
+	 * saying "off" for every queue, and for a new queue one named after
+	 * its temporary id, which matched no queue after the save */
 	o.write = (sid, v) => {
+		if (v !== '1' || unsaved(sid)) {	/* unsaved: the fields' check refuses the save */
+			if (uci.get('reterm', sid))
+				uci.set('reterm', sid, 'enabled', '0');
+			return;
+		}
+
 		ensure(sid);
-		uci.set('reterm', sid, 'enabled', (v === '1') ? '1' : '0');
+		uci.set('reterm', sid, 'enabled', '1');
 	};
+
 	o.remove = (sid) => {
 		if (uci.get('reterm', sid))
 			uci.set('reterm', sid, 'enabled', '0');
@@ -150,7 +174,7 @@ function addOptions(s, opts) {
 				if (uci.get('reterm', sid))
 					uci.unset('reterm', sid, name);
 			};
-			o.validate = (sid) => check(typed(sid)) || true;
+			o.validate = valid;
 			o.onchange = onchange;
 		}
 
@@ -168,7 +192,7 @@ function addOptions(s, opts) {
 		if (uci.get('reterm', sid))
 			uci.unset('reterm', sid, 'delay_ms');
 	};
-	o.validate = (sid) => check(typed(sid)) || true;
+	o.validate = valid;
 
 	return fields;
 }
