@@ -316,16 +316,6 @@ describe('saving', () => {
 		expect(h.ui.applied).toEqual([{ checked: true }]);
 	});
 
-	it('a new queue saved with adaptive shaping off leaves /etc/config/reterm alone', async () => {
-		const { h, map, sid, root } = await page();
-		h.form.setValue(map, sid, 'enabled', '1');
-		h.form.setValue(map, sid, 'download', '18');
-		h.form.setValue(map, sid, 'upload', '18');
-		await root.querySelector('.cbi-button-apply').click();
-		expect(Object.values(h.uci.dump('sqm'))).toHaveLength(1);
-		expect(h.uci.stagedChanges().reterm).toBeUndefined();
-	});
-
 	it('refuses adaptive shaping on a queue not saved yet (its section name comes with the save) and stages nothing', async () => {
 		const { h, v, map, sid } = await page();
 		h.form.setValue(map, sid, 'enabled', '1');

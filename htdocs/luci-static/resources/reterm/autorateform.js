@@ -135,20 +135,16 @@ function addOptions(s, opts) {
 	/* off writes only where a section exists: saving the page made one
 	 * saying "off" for every queue, and for a new queue one named after
 	 * its temporary id, which matched no queue after the save */
-	o.write = (sid, v) => {
-		if (v !== '1' || unsaved(sid)) {	/* unsaved: the fields' check refuses the save */
-			if (uci.get('reterm', sid))
-				uci.set('reterm', sid, 'enabled', '0');
-			return;
-		}
-
-		ensure(sid);
-		uci.set('reterm', sid, 'enabled', '1');
-	};
-
 	o.remove = (sid) => {
 		if (uci.get('reterm', sid))
 			uci.set('reterm', sid, 'enabled', '0');
+	};
+	o.write = (sid, v) => {
+		if (v !== '1' || unsaved(sid))	/* unsaved: the fields' check refuses the save */
+			return fields.enabled.remove(sid);
+
+		ensure(sid);
+		uci.set('reterm', sid, 'enabled', '1');
 	};
 	o.rmempty = false;
 	o.onchange = onchange;

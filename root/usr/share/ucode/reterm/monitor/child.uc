@@ -48,8 +48,6 @@ function free_fd(fs, from) {
 	return null;
 }
 
-// env: { uloop, socket, fs }; opts: { stdin: bool, stderr: bool (the
-// child's stderr into the pair too) }
 // pid is there and not a zombie (it exited, nobody reaped it yet)
 function running(fs, pid) {
 	let st = fs.readfile(`/proc/${pid}/stat`);
@@ -57,6 +55,8 @@ function running(fs, pid) {
 	return st != null && !match(st, /\) Z /);
 }
 
+// env: { uloop, socket, fs }; opts: { stdin: bool, stderr: bool (the
+// child's stderr into the pair too) }
 export function spawn(env, path, argv, opts) {
 	let fs = env.fs ?? require('fs'), socket = env.socket ?? require('socket');
 
