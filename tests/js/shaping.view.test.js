@@ -316,6 +316,16 @@ describe('saving', () => {
 		expect(h.ui.applied).toEqual([{ checked: true }]);
 	});
 
+	it('a new queue saved with adaptive shaping off leaves /etc/config/reterm alone (LuCI\'s Flag writes "off" on every save)', async () => {
+		const { h, v, map, sid } = await page();
+		h.form.setValue(map, sid, 'enabled', '1');
+		h.form.setValue(map, sid, 'download', '18');
+		h.form.setValue(map, sid, 'upload', '18');
+		await v.handleSave();
+		expect(Object.keys(h.uci.dump('sqm'))).toHaveLength(1);
+		expect(h.uci.stagedChanges().reterm).toBeUndefined();
+	});
+
 	it('refuses adaptive shaping on a queue not saved yet (its section name comes with the save) and stages nothing', async () => {
 		const { h, v, map, sid } = await page();
 		h.form.setValue(map, sid, 'enabled', '1');

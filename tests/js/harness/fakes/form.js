@@ -12,7 +12,8 @@
  *    `retain`); an invalid value rejects the save (and shows the "Save
  *    error" modal unless silent); empty values are removed when
  *    rmempty/optional, else "must not be empty"; a value differing from
- *    cfgvalue is written; Flag removes the default value when rmempty.
+ *    cfgvalue is written; Flag removes the default value when rmempty,
+ *    else writes its value on every save (changed or not), as LuCI's does.
  *    Then uci.save(), reload, re-render.
  *  - depends(field, value) / depends({a: x, b: y}): entries are OR-ed,
  *    keys inside one entry AND-ed; `!reverse`, `!default` supported.
@@ -510,9 +511,8 @@ export function createForm({ Class, E, dom, uci, ui, _ }) {
 			const fval = this.formvalue(sid);
 			if (fval === this.default && (this.optional || this.rmempty))
 				return Promise.resolve(this.remove(sid));
-			if (!isEqual(this.cfgvalue(sid), fval))
-				return Promise.resolve(this.write(sid, fval));
-			return Promise.resolve();
+			/* LuCI's Flag writes on every save, changed or not */
+			return Promise.resolve(this.write(sid, fval));
 		}
 	});
 

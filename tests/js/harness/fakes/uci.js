@@ -173,6 +173,10 @@ export function createUCI({ Class }) {
 				return;
 			}
 			const v = Array.isArray(val) ? val.map(String) : String(val);
+			/* libuci drops a set to the value an option holds: rpcd's
+			 * changes never show it (a list is deleted and added anew) */
+			if (typeof v === 'string' && s[opt] === v)
+				return;
 			s[opt] = v;
 			record(conf, ['set', sid, opt, clone(v)]);
 		},
