@@ -180,6 +180,12 @@ CHECKS = {
         ("autorate probes the near hops its scans found (the wan namespace's 198.51.100.1 and 2001:db8:100::1 at TTL 1)"
          " on both schedules",
          lambda m: all(m["near_hops_%s_autorate" % n] == ["198.51.100.1@1", "2001:db8:100::1@1"] for n in ("steps", "walk"))),
+        # the far server (the configured reflector, anycast DNS on a
+        # router) is the fallback: IPv4 timestamp requests counted where
+        # they arrive; the first ~10 s (the scans) it gets half of them
+        ("anycast only as fallback: with the two near hops answering, the configured reflector gets <= 1/3 of the"
+         " IPv4 probes (1 in 4 once the scan is done) on both schedules",
+         lambda m: all(0 < m["configured_probe_share_%s_autorate" % n] <= 1 / 3.0 for n in ("steps", "walk"))),
         # ICMP timestamps: the far server and the near IPv4 hop give
         # one-way delays (the kernel answers them), so a download bloat
         # spares the upload, whose line never moves: before (RTT only) its

@@ -91,6 +91,14 @@ def rx_bytes():
     return int(sh.run(["cat", "/sys/class/net/cli-lan/statistics/rx_bytes"], ns="cli"))
 
 
+def timestamp_requests(ns):
+    """ICMP timestamp requests a namespace received (only the controller's
+    IPv4 probes send them: the far server's in `srv`, the near hop's in
+    `wan`)"""
+    rows = [l.split() for l in sh.run(["cat", "/proc/net/snmp"], ns=ns).splitlines() if l.startswith("Icmp:")]
+    return int(rows[1][rows[0].index("InTimestamps")])
+
+
 def drive(plan, stop, t0):
     """Follow the schedule from t0."""
     at = 0.0
@@ -138,6 +146,7 @@ def one(ucode, name, plan, variant, idle_ms):
     # fixed: the sampler alone beside it (its CPU, for the controller's)
     ctl = controller(ucode, SECONDS, name, auto=variant == "autorate") if variant != "none" else None
     time.sleep(1 if ctl else 0)
+    ts0 = {ns: timestamp_requests(ns) for ns in ("srv", "wan")}
     # the flows outlast the measured window; their own reports are not used
     down = sh.spawn(["iperf3", "-c", topo.SRV4, "-R", "-t", SECONDS + 10, "-P", 4], ns="cli",
                     stdout=subprocess.DEVNULL)
@@ -192,6 +201,10 @@ def one(ucode, name, plan, variant, idle_ms):
         # the upload's shaper rate (its line is steady, only the download
         # moves): mean over the measured seconds, as a share of its maximum
         ul = [row[4] for row in c["trace"] if row[4] and t0 <= row[0] <= t1]
+        # the configured reflector's share of the IPv4 probes: while two
+        # near hops answer it is the fallback (1 probe in 4)
+        ts = {ns: timestamp_requests(ns) - ts0[ns] for ns in ts0}
+        r["configured_probe_share"] = round(ts["srv"] / float(ts["srv"] + ts["wan"]), 3) if ts["srv"] + ts["wan"] else None
         r["ul_rate_share"] = round(statistics.mean(ul) / (UL[2] * 1000.0), 3) if ul else None
     return r
 

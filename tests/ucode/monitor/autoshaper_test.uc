@@ -282,8 +282,8 @@ let w3 = world(good, { '1': '192.168.100.1', '2': '198.51.100.1', '3': '198.51.1
 w3.s.advance(10000);
 c.eq('near hops: one scan of TTL 1..4 towards the first IPv4 reflector', map(w3.echoes, (x) => [ x[1], x[2] ]),
 	[ [ '192.0.2.1', 1 ], [ '192.0.2.1', 2 ], [ '192.0.2.1', 3 ], [ '192.0.2.1', 4 ] ]);
-c.eq('near hops: the first two beyond the modem probed first, the configured ones still', w3.env.prober.targets,
-	[ '198.51.100.1', '198.51.100.9', '192.0.2.1', '192.0.2.2' ]);
+c.eq('near hops: the first two beyond the modem probed first, the configured ones 1 in 4', w3.env.prober.targets,
+	[ '198.51.100.1', '198.51.100.9', '198.51.100.1', '192.0.2.1', '198.51.100.9', '198.51.100.1', '198.51.100.9', '192.0.2.2' ]);
 
 let st3 = w3.svc.methods.autorate_status({});
 
@@ -303,6 +303,52 @@ c.eq('near hops: off -> only the configured reflectors probed', w3.env.prober.ta
 w3.s.advance(1300000);
 c.eq('near hops: off -> no more scans', length(w3.echoes), 8);
 
+// ---- two near hops answer: the configured reflectors (anycast DNS) are the fallback ----
+// together 1 probe in FALLBACK_EVERY; when fewer than two near hops are
+// in use (one went silent) they get their full share again
+
+let w7 = world(good, { '1': '192.168.100.1', '2': '198.51.100.1', '3': '198.51.100.9', '4': '203.0.113.1' });
+
+function abs(x) {
+	return (x < 0) ? -x : x;
+}
+
+function probes_in(w, ms) {
+	let before = { ...w.sent_to }, out = {};
+
+	w.s.advance(ms);
+
+	for (let t, n in w.sent_to)
+		out[t] = n - (before[t] ?? 0);
+
+	return out;
+}
+
+w7.s.advance(10000);
+
+let p7 = probes_in(w7, 60000), conf7 = p7['192.0.2.1'] + p7['192.0.2.2'], all7 = conf7 + p7['198.51.100.1'] + p7['198.51.100.9'];
+
+c.ok(`two near hops: the configured reflectors get 1 probe in ${S.FALLBACK_EVERY} (${conf7} of ${all7})`,
+	all7 >= 55 && abs(conf7 * S.FALLBACK_EVERY - all7) <= S.FALLBACK_EVERY);
+c.ok(`two near hops: each configured one still probed (${p7['192.0.2.1']}, ${p7['192.0.2.2']})`,
+	p7['192.0.2.1'] >= 5 && p7['192.0.2.2'] >= 5);
+c.ok(`two near hops: the near hops share the rest (${p7['198.51.100.1']}, ${p7['198.51.100.9']})`,
+	abs(p7['198.51.100.1'] - p7['198.51.100.9']) <= 2);
+c.eq('two near hops: the prober gets each target once per round', sort(uniq(w7.env.prober.targets)),
+	[ '192.0.2.1', '192.0.2.2', '198.51.100.1', '198.51.100.9' ]);
+
+w7.set_silent('198.51.100.9', true);
+w7.s.advance(60000);
+c.eq('one near hop left: the silent one shunned', filter(w7.svc.methods.autorate_status({}).reflectors,
+	(r) => r.target == '198.51.100.9')[0]?.state, 'shunned');
+
+let p7b = probes_in(w7, 60000);
+
+c.ok(`one near hop left: the configured reflectors get their full share (${p7b['192.0.2.1']}, ${p7b['192.0.2.2']}, ${p7b['198.51.100.1']})`,
+	abs(p7b['192.0.2.1'] - p7b['198.51.100.1']) <= 1 && abs(p7b['192.0.2.2'] - p7b['198.51.100.1']) <= 1 &&
+	(p7b['198.51.100.9'] ?? 0) == 0);
+w7.svc.shutdown();
+
 // ---- near hops over IPv6: the first IPv6 reflector's path scanned after the IPv4 one ----
 
 let w5 = world({ ...good, reflectors: [ '192.0.2.1', '2001:db8:53::1', '2001:db8:54::1' ] }, (target, ttl) =>
@@ -314,7 +360,8 @@ c.eq('near hops IPv6: TTL 1..4 towards the IPv4 reflector, then towards the firs
 	map(w5.echoes, (x) => [ x[1], x[2] ]), [ [ '192.0.2.1', 1 ], [ '192.0.2.1', 2 ], [ '192.0.2.1', 3 ], [ '192.0.2.1', 4 ],
 	[ '2001:db8:53::1', 1 ], [ '2001:db8:53::1', 2 ], [ '2001:db8:53::1', 3 ], [ '2001:db8:53::1', 4 ] ]);
 c.eq('near hops IPv6: beyond the line in both families (not the link-local one)', w5.env.prober.targets,
-	[ '198.51.100.1', '2001:db8:100::1', '2001:db8:200::1', '192.0.2.1', '2001:db8:53::1', '2001:db8:54::1' ]);
+	[ '198.51.100.1', '2001:db8:100::1', '2001:db8:200::1', '192.0.2.1', '198.51.100.1', '2001:db8:100::1', '2001:db8:200::1',
+	  '2001:db8:53::1', '198.51.100.1', '2001:db8:100::1', '2001:db8:200::1', '2001:db8:54::1' ]);
 c.eq('near hops IPv6: autorate_status lists both scans', map(w5.svc.methods.autorate_status({}).hops, (h) => [ h.ttl, h.addr, h.used ]),
 	[ [ 1, '192.168.100.1', false ], [ 2, '198.51.100.1', true ], [ 1, 'fe80::1', false ], [ 2, '2001:db8:100::1', true ],
 	  [ 3, '2001:db8:200::1', true ] ]);

@@ -11,6 +11,7 @@
 import * as uloop from 'uloop';
 import * as fs from 'fs';
 import * as C from 'reterm.monitor.child';
+import * as F from 'reterm.monitor.fping';
 import { checker, standins } from 'sim';
 
 let c = checker('monitor/child');
@@ -72,6 +73,24 @@ uloop.timer(1200, () => {
 	uloop.end();
 });
 
+uloop.run();
+
+// the fping prober (a child too): a target listed twice in the schedule
+// (adaptive shaping repeats the near hops) is handed to fping once, and
+// fping's round (-p) is the interval times the distinct targets
+let fping_args = `${st.dir}/fping-args`;
+let fake_fping = st.script('fping', `echo "$*" > ${fping_args}; exec sleep 5`);
+let fp = F.fping({ uloop, fs, socket, clock: { mono: () => int(clock(true)[0] * 1000), wall: () => time() * 1000 } }, fake_fping);
+
+uloop.init();
+c.ok('fping: started on a schedule with repeats', fp.start([ '198.51.100.1', '198.51.100.9', '198.51.100.1', '192.0.2.1' ],
+	200, 2000, () => null));
+uloop.timer(500, () => {
+	c.eq('fping: each target once, the round = interval x distinct targets', trim(fs.readfile(fping_args) ?? ''),
+		'-l -p 600 -i 200 -t 2000 -b 16 198.51.100.1 198.51.100.9 192.0.2.1');
+	fp.close();
+	uloop.end();
+});
 uloop.run();
 
 st.remove();

@@ -12,8 +12,9 @@
 //   - stop() (disabled, retermd stopping) puts sqm's own rates back
 //   - the first hops towards the first IPv4 and the first IPv6 reflector
 //     are scanned at start and every hops.SCAN_MS (reterm.monitor.hops);
-//     near() lists the ones to probe beside the configured reflectors,
-//     hooks.retarget() is called when they changed
+//     near() lists the ones to probe first (the service makes the
+//     configured reflectors their fallback: reterm.monitor.service's
+//     targets()), hooks.retarget() is called when they changed
 //   - off() lists the reflectors the controller shunned (silent, or late
 //     on their own): not probed until their shun ends; hooks.retarget()
 //     is called at the tick that sees the list change

@@ -5,7 +5,9 @@
 // output is read from a socketpair (reterm.monitor.child); losses are the
 // sequence numbers that never answer.  Same interface as the other
 // probers: start(targets, interval_ms, timeout_ms, cb) / stop() /
-// running() / close(), name 'fping'.
+// running() / close(), name 'fping'.  fping probes its targets in
+// turn, each once a round: a target listed twice is probed once (the
+// icmp prober follows the list, repeats and all).
 
 'use strict';
 
@@ -118,6 +120,10 @@ export function fping(env, path) {
 
 		start: function(targets, interval_ms, timeout_ms, on_result) {
 			kill_child();
+
+			// a target repeated in the round (the near hops adaptive
+			// shaping prefers) once: fping gives each the same share
+			targets = uniq(targets);
 
 			// never hand fping anything but IP literals
 			for (let t in targets)

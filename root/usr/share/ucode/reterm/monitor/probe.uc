@@ -9,7 +9,8 @@
 //   p.stop();
 //
 // start(targets, interval_ms, timeout_ms, cb): one probe every
-// interval_ms, to the targets in turn; cb({ t, target, rtt }) once per
+// interval_ms, to the targets in turn (a target may be listed more than
+// once: a bigger share; fping gives every target the same); cb({ t, target, rtt }) once per
 // probe: t = send time (env.clock.mono(), ms), rtt in ms, or null when no
 // answer came within timeout_ms; the icmp backend adds up and down, the
 // one-way delays of an ICMP timestamp exchange (reterm.monitor.icmp),

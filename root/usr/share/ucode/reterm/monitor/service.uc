@@ -8,7 +8,8 @@
 // Scheduling:
 //   awake   after any method call or while a test runs; counters every
 //           200 ms, CAKE stats once a second (from one long-running tc),
-//           probes round robin over the reflectors: 5/s while the WAN
+//           probes round robin over the reflectors (with adaptive
+//           shaping its near hops first: targets()): 5/s while the WAN
 //           is loaded (throughput above 20 % of the shaper rate in
 //           either direction, or above 1 Mbit/s without a shaper; stays
 //           "loaded" 5 s after the last such reading), else 1/s
@@ -36,6 +37,7 @@ import * as autoshaper from 'reterm.monitor.autoshaper';
 
 export const COUNTER_MS = 200, CAKE_MS = 1000, SLEEP_MS = 60000, LOADED_HOLD_MS = 5000;
 export const IDLE_INTERVAL_MS = 1000, LOADED_INTERVAL_MS = 200, PROBE_TIMEOUT_MS = 2000;
+export const FALLBACK_EVERY = 4;
 export const LOAD_SHARE = 0.2, LOAD_NO_SHAPER_BPS = 1000000, PROBE_RATE_MS = 10000, RATE_WINDOW_MS = 600;
 
 // retermd reads the settings through this module
@@ -101,14 +103,34 @@ export function create(env, cfg) {
 		return int(length(probe_times) * 10000 / PROBE_RATE_MS) / 10.0;
 	}
 
-	// the configured reflectors, after adaptive shaping's near hops,
-	// without the ones it shunned (all of them if it shunned every one)
+	// the probe schedule, one round of the prober's round robin: the
+	// near hops adaptive shaping found, then the configured reflectors,
+	// without the ones it shunned (all of them if it shunned every one).
+	// While two near hops or more are in use the configured ones
+	// (anycast DNS by default) are the fallback: together they get one
+	// probe in FALLBACK_EVERY, each near hop an even part of the rest
 	function targets() {
 		let near = auto ? auto.near() : [], off = auto ? auto.off() : [];
-		let all = [ ...near, ...filter(cfg.reflectors, (t) => index(near, t) < 0) ];
-		let used = filter(all, (t) => index(off, t) < 0);
+		let conf = filter(cfg.reflectors, (t) => index(near, t) < 0);
+		let on = (list) => filter(list, (t) => index(off, t) < 0);
+		let n = on(near), c = on(conf);
 
-		return length(used) ? used : all;
+		if (!length(n) && !length(c))
+			return [ ...near, ...conf ];
+
+		if (length(n) < 2 || !length(c))
+			return [ ...n, ...c ];
+
+		let round = [], k = 0;
+
+		for (let t in c) {
+			for (let i = 1; i < FALLBACK_EVERY; i++)
+				push(round, n[k++ % length(n)]);
+
+			push(round, t);
+		}
+
+		return round;
 	}
 
 	function set_interval(ms) {
@@ -128,7 +150,7 @@ export function create(env, cfg) {
 
 	// new targets: their baselines kept, the probing restarted on them
 	function retarget() {
-		live.keep_baselines(targets());
+		live.keep_baselines(uniq(targets()));
 
 		if (interval != null && !tests.running()) {
 			let ms = interval;
