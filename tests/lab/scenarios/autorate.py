@@ -13,7 +13,10 @@ The upload line stays at 10 Mbit/s.  The path's RTT is 20 ms.
 The controller scans the first hops towards the far server in both
 families (TTL / hop limit 1, 2, ...) and probes the nearest ones beyond
 the router, the `wan` namespace's 198.51.100.1 and 2001:db8:100::1 at
-hop 1, beside the configured reflectors (near_hops).
+hop 1 (near_hops); the configured reflectors (the far server) are then
+the fallback: configured_probe_share, the far server's share of the IPv4
+probes (ICMP timestamp requests counted where they arrive), 1 in 4 once
+the scans are done.
 
 Per run: added latency (pings from the client every 200 ms minus the idle
 RTT): mean and p95; utilisation: the bytes the client received (its
