@@ -12,6 +12,7 @@ import * as fs from 'fs';
 import * as S from 'reterm.monitor.service';
 import * as A from 'reterm.monitor.autorate';
 import * as AS from 'reterm.monitor.autoshaper';
+import * as R from 'reterm.monitor.reflectors';
 import { cursor } from 'uci';
 import { checker, sim, prober, load, memfs } from 'sim';
 
@@ -283,7 +284,7 @@ w3.s.advance(10000);
 c.eq('near hops: one scan of TTL 1..4 towards the first IPv4 reflector', map(w3.echoes, (x) => [ x[1], x[2] ]),
 	[ [ '192.0.2.1', 1 ], [ '192.0.2.1', 2 ], [ '192.0.2.1', 3 ], [ '192.0.2.1', 4 ] ]);
 c.eq('near hops: the first two beyond the modem probed first, the configured ones 1 in 4', w3.env.prober.targets,
-	[ '198.51.100.1', '198.51.100.9', '198.51.100.1', '192.0.2.1', '198.51.100.9', '198.51.100.1', '198.51.100.9', '192.0.2.2' ]);
+	[ '198.51.100.1', '198.51.100.9', '192.0.2.1', '198.51.100.1', '198.51.100.9', '192.0.2.2', '198.51.100.1', '198.51.100.9' ]);
 
 let st3 = w3.svc.methods.autorate_status({});
 
@@ -328,8 +329,8 @@ w7.s.advance(10000);
 
 let p7 = probes_in(w7, 60000), conf7 = p7['192.0.2.1'] + p7['192.0.2.2'], all7 = conf7 + p7['198.51.100.1'] + p7['198.51.100.9'];
 
-c.ok(`two near hops: the configured reflectors get 1 probe in ${S.FALLBACK_EVERY} (${conf7} of ${all7})`,
-	all7 >= 55 && abs(conf7 * S.FALLBACK_EVERY - all7) <= S.FALLBACK_EVERY);
+c.ok(`two near hops: the configured reflectors get 1 probe in ${R.FALLBACK_EVERY} (${conf7} of ${all7})`,
+	all7 >= 55 && abs(conf7 * R.FALLBACK_EVERY - all7) <= R.FALLBACK_EVERY);
 c.ok(`two near hops: each configured one still probed (${p7['192.0.2.1']}, ${p7['192.0.2.2']})`,
 	p7['192.0.2.1'] >= 5 && p7['192.0.2.2'] >= 5);
 c.ok(`two near hops: the near hops share the rest (${p7['198.51.100.1']}, ${p7['198.51.100.9']})`,
@@ -360,8 +361,8 @@ c.eq('near hops IPv6: TTL 1..4 towards the IPv4 reflector, then towards the firs
 	map(w5.echoes, (x) => [ x[1], x[2] ]), [ [ '192.0.2.1', 1 ], [ '192.0.2.1', 2 ], [ '192.0.2.1', 3 ], [ '192.0.2.1', 4 ],
 	[ '2001:db8:53::1', 1 ], [ '2001:db8:53::1', 2 ], [ '2001:db8:53::1', 3 ], [ '2001:db8:53::1', 4 ] ]);
 c.eq('near hops IPv6: beyond the line in both families (not the link-local one)', w5.env.prober.targets,
-	[ '198.51.100.1', '2001:db8:100::1', '2001:db8:200::1', '192.0.2.1', '198.51.100.1', '2001:db8:100::1', '2001:db8:200::1',
-	  '2001:db8:53::1', '198.51.100.1', '2001:db8:100::1', '2001:db8:200::1', '2001:db8:54::1' ]);
+	[ '2001:db8:100::1', '198.51.100.1', '2001:db8:200::1', '2001:db8:53::1', '198.51.100.1', '2001:db8:100::1', '2001:db8:200::1',
+	  '192.0.2.1', '2001:db8:54::1', '2001:db8:100::1', '198.51.100.1', '2001:db8:200::1' ]);
 c.eq('near hops IPv6: autorate_status lists both scans', map(w5.svc.methods.autorate_status({}).hops, (h) => [ h.ttl, h.addr, h.used ]),
 	[ [ 1, '192.168.100.1', false ], [ 2, '198.51.100.1', true ], [ 1, 'fe80::1', false ], [ 2, '2001:db8:100::1', true ],
 	  [ 3, '2001:db8:200::1', true ] ]);

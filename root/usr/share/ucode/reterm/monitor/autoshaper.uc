@@ -13,8 +13,8 @@
 //   - the first hops towards the first IPv4 and the first IPv6 reflector
 //     are scanned at start and every hops.SCAN_MS (reterm.monitor.hops);
 //     near() lists the ones to probe first (the service makes the
-//     configured reflectors their fallback: reterm.monitor.service's
-//     targets()), hooks.retarget() is called when they changed
+//     configured reflectors their fallback: reterm.monitor.reflectors'
+//     round()), hooks.retarget() is called when they changed
 //   - off() lists the reflectors the controller shunned (silent, or late
 //     on their own): not probed until their shun ends; hooks.retarget()
 //     is called at the tick that sees the list change

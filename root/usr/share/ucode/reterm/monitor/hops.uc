@@ -20,7 +20,7 @@
 // sees none of the line's queue).  The controller shuns a hop that does
 // not answer echo or answers late (reterm.monitor.autorate); the
 // configured reflectors are the fallback (while two near hops or more
-// are in use, together one probe in 4: reterm.monitor.service).
+// are in use, together one probe in 4: reterm.monitor.reflectors' round()).
 //
 // env.ttl_probe(target, ttl, cb({ from, reached })) -> { kill() } | null:
 // one echo with that TTL; from = the router that answered "time

@@ -38,6 +38,7 @@ import * as stats from 'reterm.monitor.stats';
 
 export const WINDOW = 6, OWD_TOL_MS = 5, OWD_MISFITS = 5;
 export const HEALTH_N = 10, LOST_OF = 5, SHUN_MS = 600000, GONE_MS = 60000;
+export const FALLBACK_EVERY = 4;
 export const JUDGE_MS = 1000, ERRATIC_OF = 4, STRIKE_MS = 20000;
 const DAY_MS = 86400000;
 
@@ -46,6 +47,85 @@ const DAY_MS = 86400000;
 export function fits(dir, delta) {
 	return dir.ul >= -OWD_TOL_MS && dir.dl >= -OWD_TOL_MS && dir.ul <= delta + OWD_TOL_MS &&
 		dir.dl <= delta + OWD_TOL_MS && dir.ul + dir.dl >= delta - max(OWD_TOL_MS, delta / 2);
+}
+
+// a smooth weighted round robin over [ [ key, weight ], ... ]: each call
+// the next key; in every run of sum(weights) calls each key comes up
+// weight times, spread out (ties: the first listed)
+function picker(ws) {
+	let total = 0, cw = map(ws, () => 0);
+
+	for (let x in ws)
+		total += x[1];
+
+	return function() {
+		let best = 0;
+
+		for (let i = 0; i < length(ws); i++) {
+			cw[i] += ws[i][1];
+
+			if (cw[i] > cw[best])
+				best = i;
+		}
+
+		cw[best] -= total;
+
+		return ws[best][0];
+	};
+}
+
+function gcd(a, b) {
+	return b ? gcd(b, a % b) : a;
+}
+
+// The probing round, one turn of the prober's round robin over near hops
+// (the scan's) and the configured reflectors, without the ones shunned
+// (off; all of them if that leaves none).  While two near hops or more
+// are in use the configured ones (anycast DNS by default) are the
+// fallback: together one probe in FALLBACK_EVERY, the near hops share
+// the rest.  With one near hop they are the second opinion a cut wants:
+// every reflector the same share.  Each target is spread over the round
+// and the families alternate as far as their shares allow: one-way
+// delays (ICMP timestamps) come over IPv4 only, and IPv6 probes in a row
+// from two reflectors are a bloat that names no direction.
+export function round(near, configured, off) {
+	let conf = filter(configured, (t) => index(near, t) < 0);
+	let on = (list) => filter(list, (t) => index(off ?? [], t) < 0);
+	let n = on(near), c = on(conf);
+
+	if (!length(n) && !length(c)) {
+		n = near;
+		c = conf;
+	}
+
+	let fallback = length(n) >= 2 && length(c) > 0, all = [ ...n, ...c ], w = {}, g = 0, total = 0;
+
+	for (let t in all) {
+		w[t] = !fallback ? 1 : (index(n, t) >= 0) ? (FALLBACK_EVERY - 1) * length(c) : length(n);
+		g = gcd(w[t], g);
+	}
+
+	let fams = [], in_fam = {};
+
+	for (let f in [ 4, 6 ]) {
+		let ts = filter(all, (t) => (index(t, ':') >= 0) == (f == 6)), sum = 0;
+
+		for (let t in ts)
+			sum += w[t] / g;
+
+		if (length(ts)) {
+			push(fams, [ f, sum ]);
+			in_fam[f] = picker(map(ts, (t) => [ t, w[t] / g ]));
+			total += sum;
+		}
+	}
+
+	let fam = picker(fams), out = [];
+
+	for (let i = 0; i < total; i++)
+		push(out, in_fam[fam()]());
+
+	return out;
 }
 
 function isnum(v) {

@@ -34,10 +34,10 @@ import * as endpoints from 'reterm.monitor.endpoints';
 import * as runner from 'reterm.monitor.runner';
 import * as settings from 'reterm.monitor.settings';
 import * as autoshaper from 'reterm.monitor.autoshaper';
+import * as reflectors from 'reterm.monitor.reflectors';
 
 export const COUNTER_MS = 200, CAKE_MS = 1000, SLEEP_MS = 60000, LOADED_HOLD_MS = 5000;
 export const IDLE_INTERVAL_MS = 1000, LOADED_INTERVAL_MS = 200, PROBE_TIMEOUT_MS = 2000;
-export const FALLBACK_EVERY = 4;
 export const LOAD_SHARE = 0.2, LOAD_NO_SHAPER_BPS = 1000000, PROBE_RATE_MS = 10000, RATE_WINDOW_MS = 600;
 
 // retermd reads the settings through this module
@@ -103,34 +103,10 @@ export function create(env, cfg) {
 		return int(length(probe_times) * 10000 / PROBE_RATE_MS) / 10.0;
 	}
 
-	// the probe schedule, one round of the prober's round robin: the
-	// near hops adaptive shaping found, then the configured reflectors,
-	// without the ones it shunned (all of them if it shunned every one).
-	// While two near hops or more are in use the configured ones
-	// (anycast DNS by default) are the fallback: together they get one
-	// probe in FALLBACK_EVERY, each near hop an even part of the rest
+	// the probing round (reterm.monitor.reflectors' round(): adaptive
+	// shaping's near hops first, the configured reflectors their fallback)
 	function targets() {
-		let near = auto ? auto.near() : [], off = auto ? auto.off() : [];
-		let conf = filter(cfg.reflectors, (t) => index(near, t) < 0);
-		let on = (list) => filter(list, (t) => index(off, t) < 0);
-		let n = on(near), c = on(conf);
-
-		if (!length(n) && !length(c))
-			return [ ...near, ...conf ];
-
-		if (length(n) < 2 || !length(c))
-			return [ ...n, ...c ];
-
-		let round = [], k = 0;
-
-		for (let t in c) {
-			for (let i = 1; i < FALLBACK_EVERY; i++)
-				push(round, n[k++ % length(n)]);
-
-			push(round, t);
-		}
-
-		return round;
+		return reflectors.round(auto ? auto.near() : [], cfg.reflectors, auto ? auto.off() : []);
 	}
 
 	function set_interval(ms) {
