@@ -74,12 +74,12 @@ describe('state machine', () => {
 	it('cancel before applying has nothing to restore', () => {
 		let s = w.record(w.create(SNAP), { type: 'measured', result: RESULT() });
 		s = w.record(s, { type: 'proposed', proposal: {} });
-		expect(w.cancel(s)).toEqual({ restore: false, sqm: null, retermEnabled: null, devices: null });
+		expect(w.cancel(s)).toEqual({ restore: false, sqm: null, retermEnabled: null, devices: null, autorate: null });
 	});
 
 	it('cancel after applying gives back the snapshot', () => {
 		let s = w.record(w.create(SNAP), { type: 'applied' });
-		expect(w.cancel(s)).toEqual({ restore: true, sqm: SNAP.sqm, retermEnabled: null, devices: null });
+		expect(w.cancel(s)).toEqual({ restore: true, sqm: SNAP.sqm, retermEnabled: null, devices: null, autorate: null });
 		s = w.record(s, { type: 'devicesApplied' });
 		expect(w.cancel(s).retermEnabled).toBe('0');
 		expect(w.cancel(s).devices).toEqual({ remove: [], disable: [] });
@@ -141,13 +141,42 @@ describe('device offers', () => {
 	});
 });
 
+describe('adaptive shaping switched on by the apply step', () => {
+	const AR = { '.name': 'eth1', '.type': 'autorate', enabled: '0', dl_min: '1000', dl_base: '4000', dl_max: '8000',
+		ul_min: '250', ul_base: '1000', ul_max: '2000', delay_ms: '20' };
+
+	it('keeps the section as it was before the first apply that changed it, through a reload', () => {
+		let s = w.record(w.create({ sqm: null, retermEnabled: '0' }), { type: 'proposed', proposal: { device: 'eth1' } });
+		s = w.record(s, { type: 'applied', rx: 1, tx: 1, autorate: { sid: 'eth1', values: AR } });
+		s = w.record(s, { type: 'applied', rx: 2, tx: 2, autorate: { sid: 'eth1', values: { ...AR, enabled: '1' } } });
+		expect(w.restore(JSON.stringify(s)).autorate).toEqual({ sid: 'eth1', values: AR });
+		expect(w.cancel(s).autorate).toEqual({ sid: 'eth1', values: AR });
+	});
+
+	it('cancel puts an existing section back: enabled, rates, an option the apply added goes', () => {
+		const c = { restore: true, sqm: null, autorate: { sid: 'eth1', values: AR } };
+		const now = { ...AR, enabled: '1', dl_min: '4500', dl_base: '18000', dl_max: '36000', extra: 'x' };
+		expect(w.cancelOps(c, { queues: [], devices: [], main: true, autorate: now })).toEqual([
+			[ 'set', 'reterm', 'eth1', 'extra', null ], [ 'set', 'reterm', 'eth1', 'enabled', '0' ],
+			[ 'set', 'reterm', 'eth1', 'dl_min', '1000' ], [ 'set', 'reterm', 'eth1', 'dl_base', '4000' ],
+			[ 'set', 'reterm', 'eth1', 'dl_max', '8000' ] ]);
+	});
+
+	it('cancel removes a section the apply added, and nothing when it is gone already', () => {
+		const c = { restore: true, sqm: null, autorate: { sid: 'eth1', values: null } };
+		expect(w.cancelOps(c, { queues: [], devices: [], main: true, autorate: { '.type': 'autorate', enabled: '1' } }))
+			.toEqual([ [ 'remove', 'reterm', 'eth1' ] ]);
+		expect(w.cancelOps(c, { queues: [], devices: [], main: true, autorate: null })).toEqual([]);
+	});
+});
+
 describe('cancel after the devices step', () => {
 	it('lists the sections added and switched on', () => {
 		let s = w.record(w.create({ sqm: null, retermEnabled: '0' }), { type: 'skipApply' });
 		s = w.record(s, { type: 'devicesApplied', added: ['02:00:00:00:3D:51', 'bogus'], enabled: ['cfg01'] });
 		expect([s.devicesAdded, s.devicesEnabled, s.done]).toEqual([['02:00:00:00:3d:51'], ['cfg01'], true]);
 		expect(w.cancel(s)).toEqual({ restore: true, sqm: null, retermEnabled: '0',
-			devices: { remove: ['02:00:00:00:3d:51'], disable: ['cfg01'] } });
+			devices: { remove: ['02:00:00:00:3d:51'], disable: ['cfg01'] }, autorate: null });
 		expect(w.restore(JSON.stringify(s)).devicesAdded).toEqual(['02:00:00:00:3d:51']);
 	});
 });

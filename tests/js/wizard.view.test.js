@@ -255,3 +255,60 @@ describe('cancel', () => {
 		expect(h.uci.dump('sqm')).toEqual({});
 	});
 });
+
+describe('adaptive shaping (issue 16)', () => {
+	const propose = async (h) => {
+		const p = await open(h);
+		await p.$('.reterm-wizard-next').click();
+		await measure(h, p, BEFORE);
+		await p.$('.reterm-wizard-next').click();
+		return p;
+	};
+
+	it('ticked on a new queue: the queue is named after its device and its autorate section comes in the same apply; cancel takes both back', async () => {
+		const h = setup();
+		const p = await propose(h);
+		const box = p.$('#reterm-wizard-adaptive');
+		expect(box.checked).toBe(false);	/* the measured throughput held steady */
+		box.checked = true;
+		box.dispatchEvent({ type: 'change' });
+		await p.$('.reterm-wizard-accept').click();
+		expect(p.text()).toMatch(/Adaptive shaping moves both rates with the line/);
+		await p.$('.reterm-wizard-apply').click();
+		expect(h.ui.applied).toEqual([{ checked: true }]);
+		expect(Object.keys(h.uci.dump('sqm'))).toEqual([ 'eth1' ]);
+		expect(h.uci.dump('reterm').eth1).toMatchObject({ '.type': 'autorate', enabled: '1', dl_min: '4500', dl_base: '18000',
+			dl_max: '36000', ul_min: '225', ul_base: '900', ul_max: '1800' });
+		await p.$('.reterm-wizard-cancel').click();
+		expect(h.uci.dump('sqm')).toEqual({});
+		expect(h.uci.dump('reterm').eth1).toBeUndefined();
+	});
+
+	it('on for the queue already: the box starts ticked; unticked, the apply switches it off and cancel on again', async () => {
+		const AR = { '.type': 'autorate', enabled: '1', dl_min: '1000', dl_base: '5000', dl_max: '9000', ul_min: '100', ul_base: '500', ul_max: '900' };
+		const h = setup({ sqm: { q: { '.type': 'queue', enabled: '0', interface: 'eth1', download: '5000', upload: '500' } },
+			reterm: { q: AR } });
+		const p = await propose(h);
+		const box = p.$('#reterm-wizard-adaptive');
+		expect(box.checked).toBe(true);
+		box.checked = false;
+		box.dispatchEvent({ type: 'change' });
+		await p.$('.reterm-wizard-accept').click();
+		await p.$('.reterm-wizard-apply').click();
+		expect(h.uci.dump('reterm').q).toMatchObject({ ...AR, enabled: '0' });
+		await p.$('.reterm-wizard-cancel').click();
+		expect(h.uci.dump('reterm').q).toMatchObject(AR);
+	});
+
+	it('a rate of 0 with the box ticked: refused, nothing staged', async () => {
+		const h = setup();
+		const p = await propose(h);
+		p.$('#reterm-wizard-adaptive').checked = true;
+		p.$('#reterm-wizard-up').value = '0';
+		p.$('#reterm-wizard-up').dispatchEvent({ type: 'input' });
+		await p.$('.reterm-wizard-accept').click();
+		expect(p.step()).toBe('3. Propose');
+		expect(p.text('.reterm-wizard-error')).toMatch(/Adaptive shaping moves both rates/);
+		expect(h.uci.stagedChanges()).toEqual({});
+	});
+});

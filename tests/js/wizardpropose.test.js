@@ -99,7 +99,8 @@ describe('validateProposal and sqmValues', () => {
 	it.each([
 		[{ device: 'eth1;reboot' }, /device name/], [{ download: -1 }, /whole number/], [{ upload: 1.5 }, /whole number/],
 		[{ download: 0, upload: 0 }, /nothing would be shaped/], [{ rtt: 'warp' }, /Unknown round-trip/],
-		[{ overhead: 'x' }, /Unknown link overhead/], [{ download: 100000001 }, /whole number/]
+		[{ overhead: 'x' }, /Unknown link overhead/], [{ download: 100000001 }, /whole number/],
+		[{ adaptive: true, upload: 0 }, /Adaptive shaping moves both rates/]
 	])('refuses %j', (over, msg) => expect(pr.validateProposal(P(over))).toMatch(msg));
 	it('accepts a valid one', () => expect(pr.validateProposal(P())).toBeNull());
 
@@ -198,7 +199,8 @@ describe('adaptive shaping proposed for a line whose rate moves', () => {
 		expect(pr.variability(RESULT({ phases: PH(20e6, 19e6, 0.45) }))).toEqual({ varied: true, share: 0.45, where: 'download' });
 		const p = pr.propose({ result: RESULT({ phases: PH(20e6, 19e6, 0.45) }), device: 'eth1', proto: 'dhcp' });
 		expect(p.autorate).toBe(true);
-		expect(p.notes).toEqual([ 'The throughput moved by 45 % during the measurement (within a phase). A line like this is a candidate for adaptive shaping (Shaping page → Adaptive shaping): it follows the line instead of one fixed rate.' ]);
+		expect(p.adaptive).toBe(true);
+		expect(p.notes).toEqual([ 'The throughput moved by 45 % during the measurement (within a phase). A line like this is a candidate for adaptive shaping: it follows the line instead of one fixed rate (the box below; the Shaping page has its settings).' ]);
 	});
 
 	it('between the download and the both phase', () => {
@@ -209,5 +211,8 @@ describe('adaptive shaping proposed for a line whose rate moves', () => {
 		expect(pr.variability(RESULT({ phases: PH(20e6, 18e6, 0.12) }))).toEqual({ varied: false, share: 0.12, where: 'download' });
 		expect(pr.variability(RESULT())).toEqual({ varied: false, share: null, where: null });
 		expect(pr.propose({ result: RESULT({ phases: PH(20e6, 18e6, 0.3) }), device: 'eth1', proto: 'dhcp' }).autorate).toBe(false);
+		expect(pr.propose({ result: RESULT({ phases: PH(20e6, 18e6, 0.3) }), device: 'eth1', proto: 'dhcp' }).adaptive).toBe(false);
+		/* on for the queue already: the box starts ticked */
+		expect(pr.propose({ result: RESULT({ phases: PH(20e6, 18e6, 0.3) }), device: 'eth1', proto: 'dhcp', adaptiveOn: true }).adaptive).toBe(true);
 	});
 });

@@ -33,8 +33,10 @@
  *                       test_status becomes "restored" and the queue runs
  *                       again; /etc/config/sqm never written (issue 13, 9)
  *   luci/wizard/*       one pass against retermd: measure (nothing runs
- *                       on the WAN to pause, nothing applied), apply,
- *                       verify, devices
+ *                       on the WAN to pause, nothing applied), apply
+ *                       (adaptive shaping ticked: the queue's autorate
+ *                       section on with the proposal's rates), verify
+ *                       (with adaptive shaping on), devices
  *
  * The root has no dnsmasq, netifd, cgi-io or CAKE: a dnsmasq lease of a
  * Nintendo console (OUI 00:09:bf) goes to /tmp/dhcp.leases; the WAN device
@@ -529,12 +531,22 @@ async function wizard(urls) {
 		await page.click('.reterm-wizard-next');
 		await page.fill('#reterm-wizard-down', '20');
 		await page.fill('#reterm-wizard-up', '10');
+		await page.check('#reterm-wizard-adaptive');
 		await shot('wizard-propose');
 		await page.click('.reterm-wizard-accept');
 		const problems = await applied(() => page.click('.reterm-wizard-apply'));
 		await page.locator('.reterm-wizard-start').waitFor(T);	/* retermd reported 20 / 10 Mbit/s */
 		const q = wanQueue();
-		return (q.download === '20000' && q.upload === '10000' && q.enabled === '1') ? problems : [ ...problems, `queue ${JSON.stringify(q)}` ];
+		if (!(q.download === '20000' && q.upload === '10000' && q.enabled === '1'))
+			problems.push(`queue ${JSON.stringify(q)}`);
+		/* adaptive shaping ticked: the queue's autorate section (shaping/autorate
+		 * left it off, download maximum 40) on, the rates from the proposal */
+		const queue = (osh('uci -X show sqm').match(/^sqm\.([A-Za-z0-9_]+)\.interface='wan0'$/m) ?? [])[1];
+		const ar = uciSections('reterm').filter(s => s.type === 'autorate' && s.name === queue);
+		const want = { enabled: '1', dl_min: '5000', dl_base: '20000', dl_max: '40000', ul_min: '2500', ul_base: '10000', ul_max: '20000' };
+		if (!queue || ar.length !== 1 || !Object.keys(want).every(k => ar[0].opts[k] === want[k]))
+			problems.push(`adaptive shaping of ${queue}: ${JSON.stringify(ar)}`);
+		return problems;
 	});
 
 	await then('wizard/verify', async () => {

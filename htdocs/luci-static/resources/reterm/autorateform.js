@@ -15,6 +15,7 @@
  *
  *   autorateform.addOptions(section, { onchange })
  *   autorateform.check({ dl_min, ... } Mbit/s texts) -> null | error text
+ *   autorateform.defaults(kbit) -> { min, base, max } kbit/s | null
  */
 
 const MIN_KBIT = 64, MAX_KBIT = 10000000;
@@ -82,15 +83,22 @@ function check(v) {
 	return null;
 }
 
-/* what retermd takes when a rate is not given: base = sqm's rate, a
- * quarter of it as minimum, twice as maximum (kbit/s, or null) */
+/* what retermd takes when a direction's rates are not given, from its
+ * sqm rate q (kbit/s): q as base, a quarter of it as minimum, twice as
+ * maximum; null when q is no rate */
+function defaults(q) {
+	const within = (v) => Math.min(MAX_KBIT, Math.max(MIN_KBIT, v));
+
+	q = +q;
+
+	return (q > 0) ? { min: within(Math.floor(q / 4)), base: within(q), max: within(q * 2) } : null;
+}
+
+/* the same for the sqm queue sid's rate (kbit/s, or null) */
 function derived(sid, d, x) {
-	const q = +uci.get('sqm', sid, (d === 'dl') ? 'download' : 'upload');
+	const r = defaults(uci.get('sqm', sid, (d === 'dl') ? 'download' : 'upload'));
 
-	if (!(q > 0))
-		return null;
-
-	return Math.min(MAX_KBIT, Math.max(MIN_KBIT, (x === 'min') ? Math.floor(q / 4) : (x === 'max') ? q * 2 : q));
+	return r ? r[x] : null;
 }
 
 /* a queue added on this page and not saved yet: LuCI names it new<hex>
@@ -196,5 +204,6 @@ function addOptions(s, opts) {
 return baseclass.extend({
 	__name__: 'reterm.autorateform',
 	check,
+	defaults,
 	addOptions
 });

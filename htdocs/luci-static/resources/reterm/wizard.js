@@ -32,6 +32,9 @@
  *       the monitor settings' URL), kept so a reload does not lose them,
  *     devicesAdded: MACs of the device sections the wizard added,
  *     devicesEnabled: device sections it switched from enabled 0 to 1,
+ *     autorate: { sid, values } | null: adaptive shaping's section of the
+ *       queue before the first apply that changed it (values null: there
+ *       was none; reterm.wizardautorate),
  *     done: bool }
  *
  * Measuring with shaping off (step 2) is the router's job: test_start
@@ -68,7 +71,7 @@ return baseclass.extend({
 			v: VERSION, step: 'look', reached: 0, snapshot: clone(snapshot || { sqm: null, retermEnabled: '0' }),
 			before: null, measuredAsIs: false, proposal: null,
 			applied: { shaping: false, devices: false }, applyWait: null, after: null, test: null,
-			urls: { download: '', upload: '' }, devicesAdded: [], devicesEnabled: [], done: false
+			urls: { download: '', upload: '' }, devicesAdded: [], devicesEnabled: [], autorate: null, done: false
 		};
 	},
 
@@ -168,6 +171,9 @@ return baseclass.extend({
 
 		case 'applied':
 			s.applied.shaping = true;
+			/* the section as it was before the first apply that changed it */
+			if (ev.autorate && !s.autorate)
+				s.autorate = { sid: str(ev.autorate.sid), values: clone(ev.autorate.values) };
 			s.applyWait = { rx: num(ev.rx), tx: num(ev.tx) };
 			s.after = null;
 			break;
@@ -219,7 +225,8 @@ return baseclass.extend({
 	/**
 	 * What cancelling means now.
 	 * @returns {{restore: boolean, sqm: Object|null, retermEnabled:
-	 *   string|null, devices: Object|null}} restore false: nothing was
+	 *   string|null, devices: Object|null, autorate: Object|null}}
+	 *   autorate: state.autorate when shaping was applied; restore false: nothing was
 	 *   applied, just forget the state. Otherwise the values to put back:
 	 *   sqm { sid, values } (values null = remove the section the wizard
 	 *   created) when shaping was applied; retermEnabled and devices
@@ -228,11 +235,12 @@ return baseclass.extend({
 	 */
 	cancel(state) {
 		const snap = (state && state.snapshot) || {},
-		      out = { restore: false, sqm: null, retermEnabled: null, devices: null };
+		      out = { restore: false, sqm: null, retermEnabled: null, devices: null, autorate: null };
 
 		if (state && state.applied && state.applied.shaping) {
 			out.restore = true;
 			out.sqm = snap.sqm ? clone(snap.sqm) : { sid: null, values: null };
+			out.autorate = clone(state.autorate) || null;
 		}
 
 		if (state && state.applied && state.applied.devices) {
@@ -275,9 +283,10 @@ return baseclass.extend({
 	 * configuration as it is now.
 	 * @param {Object} c cancel() result
 	 * @param {{queueSid: string, queues: Object[], devices: Object[],
-	 *   main: boolean}} now the sqm queue section to restore (when the
-	 *   snapshot had none), uci.sections('sqm', 'queue'),
-	 *   uci.sections('reterm', 'device'), whether reterm.main exists
+	 *   main: boolean, autorate: Object|null}} now the sqm queue section
+	 *   to restore (when the snapshot had none), uci.sections('sqm',
+	 *   'queue'), uci.sections('reterm', 'device'), whether reterm.main
+	 *   exists, reterm's section named c.autorate.sid (null: none)
 	 * @returns {Array[]} [ 'set', conf, sid, option, value (null =
 	 *   unset) ] and [ 'remove', conf, sid ]
 	 */
@@ -290,6 +299,14 @@ return baseclass.extend({
 			ops.push([ 'remove', 'sqm', sid ]);
 		else if (c && c.sqm && sid)
 			(this.restoreChanges(c.sqm.values, q[sid] || {}) || []).forEach((kv) => ops.push([ 'set', 'sqm', sid, kv[0], kv[1] ]));
+
+		/* adaptive shaping's section: removed when the wizard added it */
+		if (c && c.autorate && c.autorate.sid && now.autorate) {
+			if (c.autorate.values == null)
+				ops.push([ 'remove', 'reterm', c.autorate.sid ]);
+			else
+				(this.restoreChanges(c.autorate.values, now.autorate) || []).forEach((kv) => ops.push([ 'set', 'reterm', c.autorate.sid, kv[0], kv[1] ]));
+		}
 
 		if (c && c.devices)
 			(now.devices || []).forEach((s) => {

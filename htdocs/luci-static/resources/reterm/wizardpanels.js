@@ -159,7 +159,11 @@ return baseclass.extend({
 			select('reterm-wizard-overhead', _('Link overhead'), p.overhead, [
 				[ 'ethernet', _('ethernet – fibre / Ethernet (38 bytes)') ], [ 'docsis', _('docsis – cable (18 bytes)') ],
 				[ 'pppoe-ptm', _('pppoe-ptm – VDSL2 with PPPoE (30 bytes)') ], [ 'bridged-ptm', _('bridged-ptm – VDSL2 without PPPoE (22 bytes)') ]
-			], _('From the WAN protocol (%s).').format(proto || '?'))
+			], _('From the WAN protocol (%s).').format(proto || '?')),
+			labelled('reterm-wizard-adaptive', _('Adaptive shaping'), E('input', { 'type': 'checkbox', 'id': 'reterm-wizard-adaptive',
+				'checked': p.adaptive ? '' : null, 'change': changed }), p.autorate
+				? _('Proposed: the throughput moved by more than 30 % while measuring. retermd then moves both rates with the line, between a quarter and twice the rates above, starting from them; a fixed rate suits a line whose speed holds (DSL, fibre). Its settings are on the Shaping page.')
+				: _('retermd moves both rates with the line, between a quarter and twice the rates above, starting from them. For lines whose speed changes (LTE/5G, Starlink, busy cable); a fixed rate suits a line whose speed holds (DSL, fibre). Its settings are on the Shaping page.'))
 		];
 	},
 
@@ -184,6 +188,7 @@ return baseclass.extend({
 			});
 			q.rtt = $('rtt').value;
 			q.overhead = $('overhead').value;
+			q.adaptive = !!($('adaptive') && $('adaptive').checked);
 		}
 
 		return { proposal: q, error: err || propose.validateProposal(q) };

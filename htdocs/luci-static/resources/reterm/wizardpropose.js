@@ -248,11 +248,14 @@ return baseclass.extend({
 	 *   the WAN device to shape, proto: WAN protocol, docsis: cable
 	 *   modem, servers: server RTTs in ms, queue: the sqm queue's values
 	 *   before the wizard (its rates are the current ones; when enabled,
-	 *   the shaper rate for checkRate()), linkMbit: the WAN link speed }
+	 *   the shaper rate for checkRate()), linkMbit: the WAN link speed,
+	 *   adaptiveOn: adaptive shaping is on for that queue now }
 	 * @returns {{device, download, upload, rtt, overhead, rttInfo,
 	 *   notes: string[], rejected: {download, upload}, ok: boolean,
 	 *   autorate: boolean (the rate moved > 30 %: adaptive shaping is
-	 *   proposed in a note)}}
+	 *   proposed, with a note), adaptive: boolean (the box's first state:
+	 *   proposed, or on for the queue already (input.adaptiveOn), and
+	 *   both directions shaped)}}
 	 *   download/upload kbit/s (0 = not measured, left unshaped; a rate
 	 *   that fails checkRate() is not proposed: the queue's current rate
 	 *   or 0 instead, rejected names the reason); ok false when neither
@@ -286,7 +289,7 @@ return baseclass.extend({
 		const vary = this.variability(r);
 
 		if (vary.varied)
-			notes.push(_('The throughput moved by %d %% during the measurement (%s). A line like this is a candidate for adaptive shaping (Shaping page → Adaptive shaping): it follows the line instead of one fixed rate.')
+			notes.push(_('The throughput moved by %d %% during the measurement (%s). A line like this is a candidate for adaptive shaping: it follows the line instead of one fixed rate (the box below; the Shaping page has its settings).')
 				.format(Math.round(vary.share * 100), (vary.where === 'between') ? _('between the phases') : _('within a phase')));
 
 		if (r && (r.inconclusive || dir(r, 'download') && dir(r, 'download').inconclusive || dir(r, 'upload') && dir(r, 'upload').inconclusive))
@@ -295,7 +298,8 @@ return baseclass.extend({
 		return {
 			device: str(input.device), download: rates.download, upload: rates.upload,
 			rtt: rtt.rtt, overhead: this.overheadFor(input.proto, input.docsis),
-			rttInfo: rtt, notes, rejected, ok: measured, autorate: vary.varied
+			rttInfo: rtt, notes, rejected, ok: measured, autorate: vary.varied,
+			adaptive: !!(vary.varied || input.adaptiveOn) && rates.download > 0 && rates.upload > 0
 		};
 	},
 
@@ -353,6 +357,9 @@ return baseclass.extend({
 
 		if (cake.OVERHEAD_PRESETS.indexOf(p.overhead) < 0)
 			return _('Unknown link overhead "%s"').format(p.overhead);
+
+		if (p.adaptive && !(p.download > 0 && p.upload > 0))
+			return _('Adaptive shaping moves both rates: it needs a download and an upload rate above 0.');
 
 		return null;
 	},

@@ -11,6 +11,7 @@
 'require reterm.wizardpropose as propose';
 'require reterm.wizardpause as pause';
 'require reterm.wizardpanels as panels';
+'require reterm.wizardautorate as wizardautorate';
 'require reterm.wizardtest as wizardtest';
 'require reterm.testrun as testrun';
 'require reterm.wandetect as wandetect';
@@ -262,7 +263,8 @@ return view.extend({
 		if (!this.state.proposal)
 			this.record({ type: 'proposed', proposal: propose.propose({
 				result: this.state.before, device: this.ctx.device || '', proto: this.ctx.proto, docsis: this.state.docsis,
-				servers: this.ctx.servers, queue: snap.sqm && snap.sqm.values, linkMbit: this.ctx.linkMbit
+				servers: this.ctx.servers, queue: snap.sqm && snap.sqm.values, linkMbit: this.ctx.linkMbit,
+				adaptiveOn: !!(this.ctx.queue && uci.get('reterm', this.ctx.queue['.name'], 'enabled') === '1')
 			}) });
 
 		return this.state.proposal;
@@ -304,7 +306,8 @@ return view.extend({
 		if (!this.state.applied.shaping)
 			return [
 				E('p', {}, [ _('Shaping %s at %s download and %s upload, rtt %s, overhead %s.').format(
-					p.device, testrun.rate(p.download * 1000), testrun.rate(p.upload * 1000), p.rtt, p.overhead) ]),
+					p.device, testrun.rate(p.download * 1000), testrun.rate(p.upload * 1000), p.rtt, p.overhead),
+					p.adaptive ? ' ' + _('Adaptive shaping moves both rates with the line, from these rates.') : '' ]),
 				E('p', {}, [ _('LuCI applies the change and checks that the router is still reachable; if it is not, the change is rolled back by itself after a while.') ]),
 				btn('cbi-button-apply reterm-wizard-apply', _('Apply with rollback'), () => this.applyShaping()), ' ',
 				btn('cbi-button-neutral reterm-wizard-skip', _('Skip, do not shape'), () => {
@@ -336,15 +339,19 @@ return view.extend({
 			return Promise.resolve();
 		}
 
-		const sid = q ? q['.name'] : uci.add('sqm', 'queue');
+		/* a new queue is named: adaptive shaping's section carries its name */
+		const sid = q ? q['.name'] : uci.add('sqm', 'queue', wizardautorate.queueName(p.device, uci.sections('sqm').map((s) => s['.name']))),
+		      ar = uci.get('reterm', sid) || null, arOps = wizardautorate.ops(p, sid, ar);
 
 		for (const k in values)
 			if (k.charAt(0) !== '.' && (!q || String(q[k] == null ? '' : q[k]) !== values[k]))
 				uci.set('sqm', sid, k, values[k]);
 
+		arOps.forEach((op) => (op[0] === 'add') ? uci.add(op[1], op[2], op[3]) : uci.set(op[1], op[2], op[3], op[4]));
+
 		/* recorded first: LuCI reloads the page once the apply is confirmed */
 		this.state.shaper = { rx: p.download * 1000, tx: p.upload * 1000 };
-		this.record({ type: 'applied', rx: p.download * 1000, tx: p.upload * 1000 });
+		this.record({ type: 'applied', rx: p.download * 1000, tx: p.upload * 1000, autorate: arOps.length ? { sid, values: ar } : null });
 
 		return uci.save().then(() => this.applyChanges()).then(() => {
 			/* a new section gets its final id when saved: find it again */
@@ -462,7 +469,8 @@ return view.extend({
 		if (!c.restore)
 			return Promise.resolve().then(done);
 
-		wizard.cancelOps(c, { queueSid: sid, queues: this.queues(), devices: uci.sections('reterm', 'device'), main: !!uci.get('reterm', 'main') })
+		wizard.cancelOps(c, { queueSid: sid, queues: this.queues(), devices: uci.sections('reterm', 'device'), main: !!uci.get('reterm', 'main'),
+			autorate: (c.autorate && uci.get('reterm', c.autorate.sid)) || null })
 			.forEach((op) => (op[0] === 'remove') ? uci.remove(op[1], op[2]) : uci.set(op[1], op[2], op[3], op[4]));
 
 		if (c.sqm)
