@@ -52,3 +52,12 @@ describe('ops()', () => {
 		expect(wa.ops(P, 'main', { '.type': 'reterm', enabled: '1' })).toEqual([]);
 	});
 });
+
+describe('isOn()', () => {
+	it('is an autorate section with enabled 1 (not a reterm section that shares the queue\'s name)', () => {
+		expect(wa.isOn({ '.type': 'autorate', enabled: '1' })).toBe(true);
+		expect(wa.isOn({ '.type': 'autorate', enabled: '0' })).toBe(false);
+		expect(wa.isOn({ '.type': 'reterm', enabled: '1' })).toBe(false);
+		expect(wa.isOn(null)).toBe(false);
+	});
+});

@@ -43,6 +43,11 @@ return baseclass.extend({
 		return name;
 	},
 
+	/** Whether reterm's section of a queue (or null) has adaptive shaping on. */
+	isOn(section) {
+		return !!section && section['.type'] === 'autorate' && section.enabled === '1';
+	},
+
 	/**
 	 * The rates adaptive shaping gets from a proposal (kbit/s texts), or
 	 * null when a direction is left unshaped (it moves both or none).

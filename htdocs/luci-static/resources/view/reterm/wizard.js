@@ -264,7 +264,7 @@ return view.extend({
 			this.record({ type: 'proposed', proposal: propose.propose({
 				result: this.state.before, device: this.ctx.device || '', proto: this.ctx.proto, docsis: this.state.docsis,
 				servers: this.ctx.servers, queue: snap.sqm && snap.sqm.values, linkMbit: this.ctx.linkMbit,
-				adaptiveOn: !!(this.ctx.queue && uci.get('reterm', this.ctx.queue['.name'], 'enabled') === '1')
+				adaptiveOn: wizardautorate.isOn(this.ctx.queue && uci.get('reterm', this.ctx.queue['.name']))
 			}) });
 
 		return this.state.proposal;
