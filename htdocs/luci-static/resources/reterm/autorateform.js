@@ -15,10 +15,9 @@
  *
  *   autorateform.addOptions(section, { onchange })
  *   autorateform.check({ dl_min, ... } Mbit/s texts) -> null | error text
- *   autorateform.defaults(kbit) -> { min, base, max } kbit/s | null
  */
 
-const MIN_KBIT = 64, MAX_KBIT = 10000000;
+const MIN_KBIT = shaping.AUTORATE_MIN_KBIT, MAX_KBIT = shaping.AUTORATE_MAX_KBIT;
 const KINDS = [ 'min', 'base', 'max' ];
 const DIRS = [ 'dl', 'ul' ];
 
@@ -83,20 +82,10 @@ function check(v) {
 	return null;
 }
 
-/* what retermd takes when a direction's rates are not given, from its
- * sqm rate q (kbit/s): q as base, a quarter of it as minimum, twice as
- * maximum; null when q is no rate */
-function defaults(q) {
-	const within = (v) => Math.min(MAX_KBIT, Math.max(MIN_KBIT, v));
-
-	q = +q;
-
-	return (q > 0) ? { min: within(Math.floor(q / 4)), base: within(q), max: within(q * 2) } : null;
-}
-
-/* the same for the sqm queue sid's rate (kbit/s, or null) */
+/* what retermd takes when a rate is not given, from the sqm queue sid's
+ * rate (kbit/s, or null; shaping.autorateDefaults()) */
 function derived(sid, d, x) {
-	const r = defaults(uci.get('sqm', sid, (d === 'dl') ? 'download' : 'upload'));
+	const r = shaping.autorateDefaults(uci.get('sqm', sid, (d === 'dl') ? 'download' : 'upload'));
 
 	return r ? r[x] : null;
 }
@@ -204,6 +193,5 @@ function addOptions(s, opts) {
 return baseclass.extend({
 	__name__: 'reterm.autorateform',
 	check,
-	defaults,
 	addOptions
 });

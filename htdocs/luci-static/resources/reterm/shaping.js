@@ -326,6 +326,23 @@ return baseclass.extend({
 		return null;
 	},
 
+	/** adaptive shaping's rates: the bounds retermd checks (kbit/s) */
+	AUTORATE_MIN_KBIT: 64,
+	AUTORATE_MAX_KBIT: 10000000,
+
+	/**
+	 * What retermd takes for a direction whose adaptive-shaping rates are
+	 * not given, from its sqm rate q (kbit/s): q as base, a quarter of it
+	 * as minimum, twice as maximum, within the bounds; null when q is no rate.
+	 */
+	autorateDefaults(q) {
+		const within = (v) => Math.min(this.AUTORATE_MAX_KBIT, Math.max(this.AUTORATE_MIN_KBIT, v));
+
+		q = +q;
+
+		return (q > 0) ? { min: within(Math.floor(q / 4)), base: within(q), max: within(q * 2) } : null;
+	},
+
 	/** kbit/s as stored by sqm -> Mbit/s text for the form ('' if unset) */
 	mbitText(kbit) {
 		if (kbit == null || kbit === '')

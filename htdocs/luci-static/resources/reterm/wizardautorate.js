@@ -1,6 +1,6 @@
 'use strict';
 'require baseclass';
-'require reterm.autorateform as autorateform';
+'require reterm.shaping as shaping';
 
 /*
  * The wizard's adaptive-shaping choice, pure: the proposal and UCI values
@@ -9,7 +9,7 @@
  * or when the queue has it on already; ticked, the apply step writes
  * `config autorate '<queue>'` in /etc/config/reterm in the same apply
  * with rollback as the sqm queue, its rates derived from the proposal as
- * retermd derives them from sqm's (reterm.autorateform's defaults()).
+ * retermd derives them from sqm's (reterm.shaping's autorateDefaults()).
  *
  * The section carries the queue's section name, and LuCI names an
  * anonymous section only when it is saved: a queue the wizard adds is
@@ -53,7 +53,7 @@ return baseclass.extend({
 	 * null when a direction is left unshaped (it moves both or none).
 	 */
 	rates(p) {
-		const dl = autorateform.defaults(p && p.download), ul = autorateform.defaults(p && p.upload);
+		const dl = shaping.autorateDefaults(p && p.download), ul = shaping.autorateDefaults(p && p.upload);
 
 		if (!dl || !ul)
 			return null;
