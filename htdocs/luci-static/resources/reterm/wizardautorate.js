@@ -49,7 +49,7 @@ return baseclass.extend({
 	},
 
 	/**
-	 * The rates adaptive shaping gets from a proposal (kbit/s texts), or
+	 * The rates adaptive shaping gets from a proposal (kbit/s numbers), or
 	 * null when a direction is left unshaped (it moves both or none).
 	 */
 	rates(p) {
