@@ -13,7 +13,11 @@
 #   lab    the network lab in a VM, checked against tolerances
 # and ends with one line: "total: N passed, N failed, N skipped".
 # `tests/run.sh js ucode` (or TIERS="js ucode") limits the run;
-# LAB_SCENARIOS overrides the lab list.
+# LAB_SCENARIOS overrides the lab list.  Before the total it prints how
+# long each tier (and each lab scenario) took.  With CI=true the lab VM gets
+# what is left of RETERM_CI_BUDGET (default 5400 s, the CI's 90 minutes,
+# counted from this script's start) less 300 s for the checks and summary,
+# unless LAB_VM_TIMEOUT is set.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -37,10 +41,12 @@ tally() {
 }
 
 tests/deps.sh || { echo "total: 0 passed, 1 failed"; exit 1; }
+times="deps ${SECONDS}s"
 
 for tier in $TIERS; do
 	log=".cache/tier-$tier.log"
 	echo "=== $tier"
+	t0=$SECONDS
 	case $tier in
 	js)
 		rm -f .cache/vitest.json # a stale report must not stand in for this run
@@ -59,6 +65,13 @@ for tier in $TIERS; do
 	pkg) tests/pkg/ipk_test.sh 2>&1 | tee "$log" ;;
 	owrt) tests/owrt/run.sh 2>&1 | tee "$log" ;;
 	lab)
+		if [ "${CI:-}" = true ] && [ -z "${LAB_VM_TIMEOUT:-}" ]; then
+			budget=${RETERM_CI_BUDGET:-5400}
+			case $budget in ''|*[!0-9]*) budget=5400 ;; esac
+			left=$((budget - SECONDS - 300))
+			export LAB_VM_TIMEOUT=$((left > 600 ? left : 600))
+			echo "lab: the VM gets ${LAB_VM_TIMEOUT} s (what is left of the CI's ${budget} s)"
+		fi
 		tests/lab/vm.sh $LAB_SCENARIOS 2>&1 | tee "$log"
 		python3 tests/lab/merge_bench.py tests/lab/out/results.json tests/browser/out/bench.json .cache/bench-ucode.json
 		[ -f tests/lab/out/results.json ] && python3 tests/lab/table.py tests/lab/out/results.json
@@ -66,6 +79,10 @@ for tier in $TIERS; do
 	*) echo "unknown tier $tier" > "$log" ;;
 	esac
 	tally "$tier" "$log"
+	times="$times, $tier $((SECONDS - t0))s"
+	if [ "$tier" = lab ]; then
+		times="$times ($(sed -n 's/^lab: scenario \([a-z-]*\) done in \([0-9]*\) s.*/\1 \2s/p' "$log" | paste -sd, - | sed 's/,/, /g'))"
+	fi
 	if [ "$tier" = browser ]; then tally overview "$log"; tally wizard "$log"; fi
 	if [ "$tier" = sh ]; then tally sh-bg "$log"; fi
 done
@@ -75,5 +92,6 @@ if [ "$failed" -gt 0 ]; then
 	echo "=== failed"
 	for tier in $TIERS; do grep -h "^not ok" ".cache/tier-$tier.log" 2>/dev/null; done
 fi
+echo "times: $times; in all ${SECONDS}s"
 echo "total: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

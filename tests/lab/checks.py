@@ -276,12 +276,15 @@ def _measured(seen):
     return " (measured: %s)" % ", ".join(shown) if shown else ""
 
 
-def verdict(metrics, pred, skip_key=None):
+def verdict(metrics, pred, skip_key=None, missing="scenario wrote no results"):
     """("ok" | "not ok" | "skip", note) for one check on a scenario's metrics;
-    skip_key: a metric the scenario sets when it skipped this part.  A failed
-    check's note names the values it read."""
+    skip_key: a metric the scenario sets when it skipped this part; missing:
+    why a scenario has no results.  A failed check's note names the values
+    it read."""
     if metrics is None:
-        return "not ok", " (scenario wrote no results)"
+        return "not ok", " (%s)" % missing
+    if "timeout_s" in metrics:
+        return "not ok", " (scenario stopped at its limit of %s s)" % metrics["timeout_s"]
     if "error" in metrics:
         return "not ok", " (scenario raised)"
     if "skipped" in metrics:
@@ -302,11 +305,17 @@ def main(path, scenarios):
     except (OSError, ValueError) as e:
         results = {}
         print("# cannot read %s: %s" % (path, e))
+    missing = "scenario wrote no results"
+    try:  # tests/lab/vm.sh leaves it when it had to stop the VM
+        with open(os.path.join(os.path.dirname(path), "vm-timeout")) as f:
+            missing += ": the lab VM was stopped after %s s (LAB_VM_TIMEOUT)" % f.read().strip()
+    except OSError:
+        pass
     counts = {"ok": 0, "not ok": 0, "skip": 0}
     for scenario in scenarios:
         # a scenario without checks still has to have run
         for desc, pred, *skip in CHECKS.get(scenario, [("ran", lambda m: True)]):
-            result, note = verdict(results.get(scenario), pred, *skip)
+            result, note = verdict(results.get(scenario), pred, *skip, missing=missing)
             print("%s - lab %s: %s%s" % (result, scenario, desc, note))
             counts[result] += 1
     print("lab: %d passed, %d failed, %d skipped" % (
