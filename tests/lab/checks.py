@@ -10,9 +10,17 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the work tree from the import below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scenarios.sqm import NAMES as SQM_CASES  # noqa: E402  (the sqm cases, one check each)
+from scenarios import autorate  # noqa: E402  (its targets: TARGETS, meets(), agree())
 
 RTT_MS = 130  # the proxy scenario's path: ramp-up may lose at most one RTT
 PROFILES = ("3ds", "ps4_7k", "ps4_128k")
+AUTORATE_LATENCY_UTIL = ("added_ms_mean", "added_ms_p95", "utilisation")
+
+
+def _autorate_runs(m, schedule):
+    """the controller's runs on one schedule, each {target key: figure}"""
+    cols = [m["%s_%s_autorate_runs" % (k, schedule)] for k in autorate.TARGETS]
+    return [dict(zip(autorate.TARGETS, vals)) for vals in zip(*cols)]
 
 
 def _within(value, target, tol):
@@ -162,21 +170,21 @@ CHECKS = {
          and m["sampler_cake_rows_no_tc"] == 0),
     ],
     # issue 16's targets: mean added <= 15 ms, p95 <= 40 ms, utilisation
-    # >= 80 % on both schedules, checked on the medians of 3 runs of the
-    # controller per schedule (one run moves by ~0.02 of utilisation and
-    # ~5 ms of p95 in this TCG lab: a target met once is not met
-    # reliably).  Each run's figures: <key>_<schedule>_autorate_runs
+    # >= 80 % on both schedules, checked on the verdict of the median of 3
+    # runs of the controller per schedule (one run moves by ~0.02 of
+    # utilisation and ~5 ms of p95 in this TCG lab: a target met once is
+    # not met reliably); a third run only where the first two disagree
+    # (autorate.repeat()).  Each run's figures: <key>_<schedule>_autorate_runs
     "autorate": [
         ("autorate, steps 20/8/30/12 Mbit/s (median of 3 runs): mean added latency <= 15 ms, p95 <= 40 ms, "
          "utilisation >= 80 %",
-         lambda m: m["added_ms_mean_steps_autorate"] <= 15 and m["added_ms_p95_steps_autorate"] <= 40
-         and m["utilisation_steps_autorate"] >= 0.8),
+         lambda m: all(autorate.meets(k, m["%s_steps_autorate" % k]) for k in AUTORATE_LATENCY_UTIL)),
         ("autorate, random walk 5-40 Mbit/s (median of 3 runs): mean added latency <= 15 ms, p95 <= 40 ms, "
          "utilisation >= 80 %",
-         lambda m: m["added_ms_mean_walk_autorate"] <= 15 and m["added_ms_p95_walk_autorate"] <= 40
-         and m["utilisation_walk_autorate"] >= 0.8),
-        ("autorate ran 3 times on each schedule",
-         lambda m: all(len(m["utilisation_%s_autorate_runs" % n]) == 3 for n in ("steps", "walk"))),
+         lambda m: all(autorate.meets(k, m["%s_walk_autorate" % k]) for k in AUTORATE_LATENCY_UTIL)),
+        ("autorate ran twice on each schedule, a third time only where the two disagreed on a target",
+         lambda m: all(len(runs) == 3 or (len(runs) == 2 and autorate.agree(runs))
+                       for runs in (_autorate_runs(m, n) for n in ("steps", "walk")))),
         ("autorate probes the near hops its scans found (the wan namespace's 198.51.100.1 and 2001:db8:100::1 at TTL 1)"
          " on both schedules",
          lambda m: all(m["near_hops_%s_autorate" % n] == ["198.51.100.1@1", "2001:db8:100::1@1"] for n in ("steps", "walk"))),
