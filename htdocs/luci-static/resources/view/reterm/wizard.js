@@ -12,6 +12,7 @@
 'require reterm.wizardpause as pause';
 'require reterm.wizardpanels as panels';
 'require reterm.wizardautorate as wizardautorate';
+'require reterm.wizardstage as stage';
 'require reterm.wizardtest as wizardtest';
 'require reterm.testrun as testrun';
 'require reterm.wandetect as wandetect';
@@ -22,8 +23,8 @@
  * five steps (look, measure, propose, apply & verify, devices).
  *
  * The step logic is reterm.wizard, the proposal reterm.wizardpropose (both
- * pure); what the steps show is reterm.wizardpanels and the guided test
- * reterm.wizardtest. This view reads, and stages changes only when the
+ * pure); what the steps show is reterm.wizardpanels, the guided test
+ * reterm.wizardtest, what applying and cancelling stage reterm.wizardstage. This view reads, and stages changes only when the
  * user applies a step: the sqm queue in step 4, the reterm device sections
  * and main.enabled in step 5, each applied at once with LuCI's apply with
  * rollback (ui.changes.apply(true)). LuCI confirms that apply in the
@@ -332,26 +333,16 @@ return view.extend({
 	},
 
 	applyShaping() {
-		const p = this.state.proposal, q = this.ctx.queue, values = propose.sqmValues(p, q);
+		const p = this.state.proposal, staged = stage.shaping(p, this.ctx.queue);
 
-		if (!values) {
-			ui.addNotification(null, E('p', {}, [ propose.validateProposal(p) || _('Invalid settings') ]), 'danger');
+		if (staged.error) {
+			ui.addNotification(null, E('p', {}, [ staged.error ]), 'danger');
 			return Promise.resolve();
 		}
 
-		/* a new queue is named: adaptive shaping's section carries its name */
-		const sid = q ? q['.name'] : uci.add('sqm', 'queue', wizardautorate.queueName(p.device, uci.sections('sqm').map((s) => s['.name']))),
-		      ar = uci.get('reterm', sid) || null, arOps = wizardautorate.ops(p, sid, ar);
-
-		for (const k in values)
-			if (k.charAt(0) !== '.' && (!q || String(q[k] == null ? '' : q[k]) !== values[k]))
-				uci.set('sqm', sid, k, values[k]);
-
-		arOps.forEach((op) => (op[0] === 'add') ? uci.add(op[1], op[2], op[3]) : uci.set(op[1], op[2], op[3], op[4]));
-
 		/* recorded first: LuCI reloads the page once the apply is confirmed */
 		this.state.shaper = { rx: p.download * 1000, tx: p.upload * 1000 };
-		this.record({ type: 'applied', rx: p.download * 1000, tx: p.upload * 1000, autorate: arOps.length ? { sid, values: ar } : null });
+		this.record({ type: 'applied', rx: p.download * 1000, tx: p.upload * 1000, autorate: staged.autorate });
 
 		return uci.save().then(() => this.applyChanges()).then(() => {
 			/* a new section gets its final id when saved: find it again */
@@ -419,30 +410,15 @@ return view.extend({
 	},
 
 	applyDevices(offers) {
-		const ops = wizard.devicePlan(offers, panels.chosen(this.body), uci.sections('reterm', 'device')), added = [], enabled = [];
+		const staged = stage.devices(offers, panels.chosen(this.body));
 
-		if (!ops.length) {
+		if (!staged) {
 			ui.addNotification(null, E('p', {}, [ _('No device chosen.') ]), 'info');
 			return Promise.resolve();
 		}
 
-		if (!uci.get('reterm', 'main'))
-			uci.add('reterm', 'reterm', 'main');
-
-		ops.forEach((op) => {
-			const sid = (op.op === 'add') ? uci.add('reterm', 'device') : op.section;
-
-			if (op.op === 'add')
-				added.push(op.values.mac);
-			else if (sid !== 'main')
-				enabled.push(sid);
-
-			for (const k in op.values)
-				uci.set('reterm', sid, k, op.values[k]);
-		});
-
 		/* kept after the apply: cancel can still take it back */
-		this.record({ type: 'devicesApplied', added, enabled });
+		this.record({ type: 'devicesApplied', added: staged.added, enabled: staged.enabled });
 
 		return uci.save().then(() => this.applyChanges()).then(() => this.show());
 	},
@@ -469,9 +445,7 @@ return view.extend({
 		if (!c.restore)
 			return Promise.resolve().then(done);
 
-		wizard.cancelOps(c, { queueSid: sid, queues: this.queues(), devices: uci.sections('reterm', 'device'), main: !!uci.get('reterm', 'main'),
-			autorate: (c.autorate && uci.get('reterm', c.autorate.sid)) || null })
-			.forEach((op) => (op[0] === 'remove') ? uci.remove(op[1], op[2]) : uci.set(op[1], op[2], op[3], op[4]));
+		stage.cancel(c, sid, this.queues());
 
 		if (c.sqm)
 			this.ctx.queue = c.sqm.values ? Object.assign({ '.name': sid }, c.sqm.values) : null;
