@@ -169,23 +169,28 @@ export function create(set, now) {
 	let refl = reflectors.create(set.delay_ms, (t, why, target) => note(t, null, null, null, why, { target }));
 	let count = reflectors.count;
 
-	// since: only answers sent after it (mono ms) count
-	function bloat(t, since) {
-		let recent = filter(refl.recent(t, WINDOW_MS), (w) => since == null || w.t > since);
+	// recent: the answers of the last WINDOW_MS; since: only answers
+	// sent after it (mono ms) count
+	function bloat(recent, since) {
+		if (since != null)
+			recent = filter(recent, (w) => w.t > since);
+
 		let high = filter(recent, (w) => w.delta > set.delay_ms);
-		let who = {};
+		let who = {}, n_who = 0, live = {}, n_live = 0;
 
 		for (let w in high)
-			who[w.target] = true;
-
-		let live = {};
+			if (!who[w.target]) {
+				who[w.target] = true;
+				n_who++;
+			}
 
 		for (let w in recent)
-			live[w.target] = true;
+			if (!live[w.target]) {
+				live[w.target] = true;
+				n_live++;
+			}
 
-		let need_refl = min(2, length(keys(live)));
-
-		return length(high) >= BLOAT_OF && length(keys(who)) >= need_refl ? high : null;
+		return length(high) >= BLOAT_OF && n_who >= min(2, n_live) ? high : null;
 	}
 
 	// the part of a probe's delay that lies in direction d (all of it
@@ -223,7 +228,10 @@ export function create(set, now) {
 			let changes = [];
 			let last_answer = refl.last_answer();
 			let stale = last_answer == null || t - last_answer > STALE_MS;
-			let all_high = stale ? null : bloat(t);
+			// the answers kept, and those of the last WINDOW_MS (no
+			// probe comes in during a tick)
+			let kept = refl.recent(t, null), win = refl.recent(t, WINDOW_MS);
+			let all_high = stale ? null : bloat(win);
 			let cut_any = false;
 
 			for (let d in DIRS) {
@@ -243,16 +251,16 @@ export function create(set, now) {
 				// a low answer since the last cut: its queue is gone (its
 				// time kept), only what came after it is a new bloat
 				if (s.last_cut != null && s.drained == null)
-					s.drained = filter(refl.recent(t, null), (w) => w.t > s.last_cut &&
+					s.drained = filter(kept, (w) => w.t > s.last_cut &&
 						part(w, d) < CALM_SHARE * set.delay_ms)[0]?.t;
 
-				let high = (s.drained != null && all_high != null) ? bloat(t, s.drained) : all_high;
+				let high = (s.drained != null && all_high != null) ? bloat(win, s.drained) : all_high;
 
 				// one answer whose one-way delays put SOLO_OF x delay_ms
 				// in this direction is a bloat on its own (a reflector slow
 				// to answer shows its delay in neither part)
 				if (!high && !stale) {
-					let solo = filter(refl.recent(t, WINDOW_MS), (w) => (s.drained == null || w.t > s.drained) &&
+					let solo = filter(win, (w) => (s.drained == null || w.t > s.drained) &&
 						w.dir != null && w.delta > set.delay_ms && w.dir[d] > SOLO_OF * set.delay_ms);
 
 					high = length(solo) ? solo : null;
@@ -261,7 +269,7 @@ export function create(set, now) {
 				let calm_raise = false;
 				// what the climb looks at: the recent answers, since the
 				// drain (the ones before it were the old queue's)
-				let fresh = filter(refl.recent(t, WINDOW_MS), (w) => s.drained == null || w.t >= s.drained);
+				let fresh = (s.drained == null) ? win : filter(win, (w) => w.t >= s.drained);
 
 				if (high && share >= CUT_SHARE && !spare) {
 					// the worst delay that counts against this direction,
