@@ -204,7 +204,7 @@ CHECKS = {
                        for n in ("steps", "walk"))),
         ("attribution: the upload, whose line is steady, keeps its shaper at >= 50 % of its maximum on both schedules"
          " (RTT alone: 0.28-0.51)",
-         lambda m: min(m["ul_rate_share_steps_autorate"], m["ul_rate_share_walk_autorate"]) >= 0.5),
+         lambda m: all(autorate.meets("ul_rate_share", m["ul_rate_share_%s_autorate" % n]) for n in ("steps", "walk"))),
         ("contrast: no shaping adds >= 100 ms, CAKE fixed at the base rate >= 100 ms, autorate <= 1/10 of fixed",
          lambda m: all(m["added_ms_mean_%s_none" % n] >= 100 and m["added_ms_mean_%s_fixed" % n] >= 100
                        and m["added_ms_mean_%s_autorate" % n] <= m["added_ms_mean_%s_fixed" % n] / 10

@@ -24,10 +24,11 @@
  *
  * The step logic is reterm.wizard, the proposal reterm.wizardpropose (both
  * pure); what the steps show is reterm.wizardpanels, the guided test
- * reterm.wizardtest, what applying and cancelling stage reterm.wizardstage. This view reads, and stages changes only when the
- * user applies a step: the sqm queue in step 4, the reterm device sections
- * and main.enabled in step 5, each applied at once with LuCI's apply with
- * rollback (ui.changes.apply(true)). LuCI confirms that apply in the
+ * reterm.wizardtest, what applying and cancelling stage reterm.wizardstage.
+ * This view reads, and stages changes only when the user applies a step:
+ * the sqm queue in step 4, the reterm device sections and main.enabled in
+ * step 5, each applied at once with LuCI's apply with rollback
+ * (ui.changes.apply(true)). LuCI confirms that apply in the
  * background and reloads the page, so the "after" test waits until retermd
  * reports the applied rates, and the wizard state (typed URLs included)
  * lives in sessionStorage: the page can be left (or reloaded) and resumed.
