@@ -3,6 +3,7 @@
 #   Debian: the lab's kernel and tools;  PyPI: virtme-ng in .cache/venv;
 #   npm: the JS test tools (npm ci); chromium for the browser checks
 #   (Debian's, driven by playwright-core: no browser download).
+#   OpenWrt's parts: tools/owrt/build.sh (from pinned sources).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -36,3 +37,16 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 	echo "deps: npm ci"
 	npm ci --no-audit --no-fund --loglevel=error
 fi
+
+# OpenWrt's parts (ucode, rpcd, uhttpd, LuCI, firewall4, sqm-scripts, procd,
+# apk-tools 3) from the pinned sources in tools/owrt/parts.lock into
+# $RETERM_OWRT (default /opt/owrt); reused while the lock is unchanged.
+# Sources that cannot be got (exit 2) leave the tiers that need the parts
+# to skip, each saying so; a build that fails fails the run.
+rc=0
+tools/owrt/build.sh || rc=$?
+case $rc in
+0) ;;
+2) echo "deps: OpenWrt's parts are not available; the tiers that need them skip" ;;
+*) echo "deps: building OpenWrt's parts failed (tools/owrt/build.sh exit $rc)"; exit 1 ;;
+esac

@@ -21,7 +21,8 @@
 # RETERM_VERSION-r1, as luci.mk's PKG_VERSION-rPKG_RELEASE).
 #
 # Environment: MAKEFILE, SOURCE_DATE_EPOCH, NODE as for tools/mkipk.sh;
-# APK: apk-tools 3's apk (default: apk on $PATH). Without apk-tools 3 it
+# APK: apk-tools 3's apk (default: apk on $PATH, else the one
+# tools/owrt/build.sh builds, $RETERM_OWRT/host/bin/apk). Without apk-tools 3 it
 # says so and exits 1. File owners are recorded: run as root, else it
 # runs itself under fakeroot.
 
@@ -30,10 +31,10 @@ PROG=mkapk
 . "$(dirname "$0")/pkglib.sh"
 
 [ $# -eq 2 ] || die "usage: $0 <version> <outdir>"
-APK=${APK:-$(inpath apk)} || APK=
+APK=${APK:-$(inpath apk || { a=${RETERM_OWRT:-/opt/owrt}/host/bin/apk; [ -x "$a" ] && echo "$a"; })} || APK=
 if [ -z "$APK" ] || ! "$APK" --version 2>/dev/null | grep -q '^apk-tools 3\.'; then
 	echo "$PROG: apk-tools 3 is needed to build .apk packages (apk mkpkg); found ${APK:+"$("$APK" --version 2>/dev/null | head -n 1) at "}${APK:-no apk on PATH}." >&2
-	echo "$PROG: Debian 12 has no package for it: build apk-tools 3 by hand from its public source (https://gitlab.alpinelinux.org/alpine/apk-tools), outside this tree, and put apk on PATH or set APK." >&2
+	echo "$PROG: Debian 12 has no package for it: tools/owrt/build.sh builds it from the pinned source into \$RETERM_OWRT/host/bin/apk (or put apk-tools 3 on PATH, or set APK)." >&2
 	exit 1
 fi
 "$APK" version --check "$1" > /dev/null 2>&1 || die "bad version '$1' (an apk version such as 0.1.0-r1)"

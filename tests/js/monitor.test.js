@@ -69,7 +69,8 @@ describe('validateUrl', () => {
 	});
 
 	/* the same verdicts as the daemon's own check, when ucode is here */
-	const UCODE = ['/usr/local/bin/ucode', '/usr/bin/ucode'].find(existsSync);
+	const UCODE = [process.env.RETERM_UCODE, join(process.env.RETERM_OWRT || '/opt/owrt', 'host/bin/ucode')]
+		.find(p => p && existsSync(p));
 
 	it.skipIf(!UCODE)('agrees with monitor/args.uc test_url on every vector', () => {
 		const vectors = GOOD_URLS.concat(BAD_URLS.filter(u => !u.includes('\n')));

@@ -1,9 +1,10 @@
 # tests/owrt/env.sh: run the package on a real OpenWrt userland (sourced, bash).
 #
-# $RETERM_OWRT (default /opt/owrt) holds root/, an OpenWrt-like root file
-# system built from public OpenWrt sources outside this repository (ubusd,
-# ubus, uci, rpcd + plugins, uhttpd + ubus/ucode, ucode + modules, fw4,
-# sqm-scripts, luci-base, busybox; host nft/ip/tc/haproxy with their libs).
+# $RETERM_OWRT (default /opt/owrt) holds root/, an OpenWrt root file system
+# that tools/owrt/build.sh builds from the pinned sources of
+# tools/owrt/parts.lock (procd, ubusd, ubus, uci, rpcd + plugins, uhttpd +
+# ubus/ucode, ucode + modules, fw4, sqm-scripts, luci-base, busybox; host
+# nft/ip/tc/haproxy with their libs).
 # It is never written to: every run gets a throwaway overlayfs on top of it.
 #
 # Typical tier script:
@@ -12,7 +13,7 @@
 #   owrt_detect || { echo "owrt: 0 passed, 0 failed, 1 skipped"; exit 0; }
 #   owrt_unshare "$0" "$@"          # re-exec in private mount/net/pid/uts namespaces
 #   owrt_up "$(mktemp -d)"
-#   owrt_start_ubus && owrt_start_rpcd && owrt_start_uhttpd 8080
+#   owrt_start_ubus && owrt_start_procd && owrt_start_rpcd && owrt_start_uhttpd 8080
 #   owrt_install_ipk dist/luci-app-reterm_*.ipk
 #   owrt_sh 'ubus list reterm; /etc/init.d/reterm running; logread'
 #   curl -s http://127.0.0.1:8080/ubus ...
@@ -39,14 +40,15 @@
 #                               env (PATH=/usr/sbin:/usr/bin:/sbin:/bin, HOME=/root,
 #                               no IPKG_INSTROOT); stdin/stdout/stderr pass through
 #   owrt_start_ubus             ubusd on /var/run/ubus/ubus.sock (waits for `ubus list`)
-#                               (the ubus "service" object: tests/owrt/procd-standin.uc)
-#   owrt_start_rpcd             rpcd with the init script's flags; waits for the
-#                               session object
+#   owrt_start_procd            OpenWrt's procd (not PID 1): ubus objects service
+#                               and system; `ubus monitor` beside it
+#   owrt_service_sets NAME      the "service set" calls procd got for NAME (JSON lines)
+#   owrt_start_rpcd             /etc/init.d/rpcd start (procd runs it); waits for
+#                               the session object
 #   owrt_start_uhttpd PORT      uhttpd on 127.0.0.1:PORT with the flags
 #                               /etc/init.d/uhttpd derives from /etc/config/uhttpd
 #                               (/ubus and LuCI's ucode handler on /cgi-bin/luci);
 #                               waits until it answers HTTP
-#   owrt_reload_rpcd            SIGHUP to rpcd (it re-executes itself)
 #   owrt_pidof NAME             pids of processes named NAME running in the root
 #   owrt_install_ipk FILE.ipk   install as opkg would: preinst, unpack (conffiles
 #                               kept, new one as FILE-opkg), opkg info db, postinst
@@ -55,7 +57,8 @@
 #   owrt_down                   stop everything started in the root, unmount it
 #
 # Variables: RETERM_OWRT (input); OWRT_DIR, OWRT_ROOT (=DIR/root), OWRT_LOG
-# (=DIR/log: ubusd.log procd.log rpcd.log uhttpd.log opkg.log) after
+# (=DIR/log: ubusd.log procd.log ubus-monitor.log rpcd.log uhttpd.log
+# opkg.log) after
 # owrt_up.
 # Needs root, overlayfs, chroot, unshare (util-linux), curl for uhttpd's wait.
 
@@ -67,13 +70,13 @@ _owrt_err() { echo "owrt: $*" >&2; }
 
 # files the tier relies on, relative to the root
 OWRT_REQUIRED="
-/sbin/ubusd /bin/ubus /sbin/uci /sbin/rpcd /usr/lib/rpcd/ucode.so
+/sbin/procd /sbin/ubusd /bin/ubus /sbin/uci /sbin/rpcd /usr/lib/rpcd/ucode.so
 /usr/sbin/uhttpd /usr/lib/uhttpd_ubus.so /usr/lib/uhttpd_ucode.so /usr/bin/ucode
 /sbin/fw4 /usr/share/ucode/fw4.uc /usr/lib/sqm/run.sh /etc/init.d/sqm
 /etc/rc.common /lib/functions.sh /lib/functions/procd.sh /lib/config/uci.sh
 /usr/share/libubox/jshn.sh /usr/share/ucode/luci/uhttpd.uc
 /www/luci-static/resources/luci.js /usr/sbin/nft /sbin/ip /sbin/tc
-/usr/sbin/haproxy /bin/busybox /bin/sh"
+/usr/sbin/haproxy /usr/bin/flock /bin/busybox /bin/sh"
 
 owrt_detect() {
 	local r=$RETERM_OWRT/root f
@@ -224,7 +227,7 @@ owrt_pidof() {
 	[ -n "$out" ] && echo $out
 }
 
-# ubusd (procd's ubus objects "service" and "system": the tier's stand-in)
+# ubusd (on a router procd starts it; procd's objects: owrt_start_procd)
 owrt_start_ubus() {
 	_owrt_spawn ubusd /sbin/ubusd -s $OWRT_UBUS_SOCK
 	if ! _owrt_wait 10 owrt_sh "ubus -s $OWRT_UBUS_SOCK list"; then
@@ -233,24 +236,46 @@ owrt_start_ubus() {
 	fi
 }
 
-# rpcd directly, with the flags its init script would give
-owrt_start_rpcd() {
-	local timeout
-	timeout=$(owrt_sh 'uci -q get rpcd.@rpcd[0].timeout')
-	_owrt_spawn rpcd /sbin/rpcd -s $OWRT_UBUS_SOCK ${timeout:+-t "$timeout"}
-	if ! _owrt_wait 10 owrt_sh "ubus list session"; then
-		_owrt_err "rpcd did not come up (see $OWRT_LOG/rpcd.log)"
+# OpenWrt's procd, not as PID 1: it connects to ubusd and serves its ubus
+# objects "service" (instances, respawn, limits, triggers) and "system";
+# what it cannot do here is boot the system (no preinit, hotplug, rc.d
+# walk, reboot).  Started with the descriptor limits a PID 1 gets from the
+# kernel (soft 1024, hard 4096); -S: its log on stdout, $OWRT_LOG/procd.log.
+# Beside it `ubus monitor` records every call to $OWRT_LOG/ubus-monitor.log
+# (what the init scripts send procd: owrt_service_sets).
+owrt_start_procd() {
+	_owrt_spawn procd sh -c "ulimit -S -n 1024; ulimit -H -n 4096; exec /sbin/procd -s $OWRT_UBUS_SOCK -S"
+	_owrt_spawn ubus-monitor /bin/ubus -s $OWRT_UBUS_SOCK -m invoke monitor
+	if ! _owrt_wait 10 owrt_sh "ubus list service && ubus list system"; then
+		_owrt_err "procd did not publish service and system (see $OWRT_LOG/procd.log)"
 		return 1
 	fi
 }
 
-# SIGHUP (rpcd re-executes itself): ACLs and plugins are read again
-owrt_reload_rpcd() {
-	local pid
-	pid=$(owrt_pidof rpcd)
-	[ -n "$pid" ] && kill -HUP $pid || { _owrt_err "rpcd is not running"; return 1; }
-	sleep 0.3
-	_owrt_wait 10 owrt_sh "ubus list session"
+# owrt_service_sets NAME: the "service set" calls for NAME seen by ubusd,
+# oldest first, one JSON object (the call's data) per line
+owrt_service_sets() {
+	sed -n 's/^<- [0-9a-f]* #[0-9a-f]* *invoke: //p' "$OWRT_LOG/ubus-monitor.log" |
+		python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    d = m.get("data") or {}
+    if m.get("method") == "set" and d.get("name") == sys.argv[1] and "instances" in d:
+        print(json.dumps(d))
+' "$1"
+}
+
+# rpcd through its init script: procd starts (and respawns) it
+owrt_start_rpcd() {
+	owrt_sh "/etc/init.d/rpcd start" >>"$OWRT_LOG/rpcd.log" 2>&1
+	if ! _owrt_wait 10 owrt_sh "ubus list session"; then
+		_owrt_err "rpcd did not come up (see $OWRT_LOG/procd.log)"
+		return 1
+	fi
 }
 
 # the uhttpd command line /etc/init.d/uhttpd builds for section "main",

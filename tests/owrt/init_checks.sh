@@ -3,7 +3,7 @@
 #
 # Sourced by tests/owrt/run.sh (ok/notok/check, owrt_* from env.sh): the
 # init scripts /etc/init.d/reterm and /etc/init.d/retermd through OpenWrt's
-# real rc.common and procd.sh, the procd stand-in doing the instances.
+# real rc.common and procd.sh, OpenWrt's procd doing the instances.
 #
 #   init/start            instance, respawn, limits, file and triggers sent;
 #                         haproxy listens, rule/route/includes/nft in place,
@@ -24,14 +24,23 @@
 
 osh() { owrt_sh "$@"; }
 event() { osh "ubus call service event '{\"type\":\"config.change\",\"data\":{\"package\":\"$1\"}}'"; }
-# the procd stand-in runs triggers in the background: wait for them
+# procd runs a reload trigger PROCD_RELOAD_DELAY (1 s) after the event, as
+# "/etc/rc.common /etc/init.d/NAME reload": wait past the delay, then until
+# no init script has run in the root for 0.6 s
+rc_running() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/root" 2>/dev/null)" = "$OWRT_ROOT" ] || continue
+		tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -q '/etc/rc.common' && return 0
+	done
+	return 1
+}
 triggers_idle() {
-	local n=100 a b
+	local n=150 quiet=0
+	sleep 1.2
 	while [ $n -gt 0 ]; do
-		a=$(grep -c '^trigger run' "$OWRT_ROOT$STANDIN_LOG/events.log" 2>/dev/null)
-		b=$(grep -c '^trigger done' "$OWRT_ROOT$STANDIN_LOG/events.log" 2>/dev/null)
-		[ "${a:-0}" = "${b:-0}" ] && sleep 0.3 &&
-			[ "$(grep -c '^trigger run' "$OWRT_ROOT$STANDIN_LOG/events.log" 2>/dev/null)" = "${b:-0}" ] && return 0
+		if rc_running; then quiet=0; else quiet=$((quiet + 1)); fi
+		[ $quiet -ge 3 ] && return 0
 		sleep 0.2
 		n=$((n - 1))
 	done
@@ -40,7 +49,8 @@ triggers_idle() {
 svc_json() { osh "ubus call service list '{\"name\":\"$1\"}'"; }
 jq_py() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 haproxy_pid() { svc_json reterm | jq_py "d['reterm']['instances']['haproxy'].get('pid') or ''"; }
-last_set() { grep "\"name\": *\"$1\"" "$OWRT_ROOT$STANDIN_LOG/calls.jsonl" | grep '"method": *"set"' | tail -n 1; }
+# the last "service set" the init script NAME sent procd (ubus monitor)
+last_set() { owrt_service_sets "$1" | tail -n 1; }
 listening() { osh "netstat -ltn 2>/dev/null" | grep -q "127.0.0.1:15001 "; }
 wait_for() { local n=$(($1 * 5)); shift; while [ $n -gt 0 ]; do "$@" && return 0; sleep 0.2; n=$((n - 1)); done; return 1; }
 
@@ -68,10 +78,10 @@ EOF
 # ---- start ------------------------------------------------------------------
 init_start() {
 	osh "/etc/init.d/reterm start" || return 1
-	wait_for 10 listening || { echo "haproxy does not listen on 15001"; cat "$OWRT_LOG/procd.log" "$OWRT_ROOT$STANDIN_LOG"/reterm.haproxy.log 2>/dev/null | tail; return 1; }
+	wait_for 10 listening || { echo "haproxy does not listen on 15001"; tail "$OWRT_LOG/procd.log"; return 1; }
 	last_set reterm | python3 -c '
 import json, sys
-m = json.loads(sys.stdin.read())["msg"]
+m = json.loads(sys.stdin.read())
 i = m["instances"]["haproxy"]
 want = {"command": ["/usr/libexec/reterm/haproxy-run"], "respawn": ["60", "5", "5"],
         "file": ["/var/etc/reterm/haproxy.cfg"], "reload_signal": 12}
@@ -101,9 +111,8 @@ init_reload() {
 	local pid0 pid1
 	pid0=$(haproxy_pid)
 	osh "uci set reterm.@device[0].ports='80 443 8080-8090' && uci commit reterm" || return 1
-	event reterm && triggers_idle || { echo "trigger did not run"; return 1; }
-	grep -q "trigger done: /etc/init.d/reterm reload: exit 0" "$OWRT_ROOT$STANDIN_LOG/events.log" ||
-		{ tail "$OWRT_ROOT$STANDIN_LOG/events.log"; return 1; }
+	event reterm && triggers_idle || { echo "the reload trigger did not end"; return 1; }
+	osh "grep -qx result=ok /var/run/reterm/state" || { echo "state: $(osh 'cat /var/run/reterm/state')"; return 1; }
 	osh "nft list ruleset" | grep -q "8080-8090" || { echo "new ports not in the ruleset"; return 1; }
 	pid1=$(haproxy_pid)
 	[ -n "$pid0" ] && [ "$pid0" = "$pid1" ] || { echo "haproxy restarted: $pid0 -> $pid1"; return 1; }
@@ -177,8 +186,8 @@ init_crash_loop() {
 	sleep 0.5
 	osh "/etc/init.d/reterm start"
 	# 6 short runs 5 s apart, then procd gives up
-	wait_for 45 sh -c "grep -q 'crash loop reterm.haproxy' '$OWRT_ROOT$STANDIN_LOG/events.log'" ||
-		{ echo "respawn never gave up"; tail "$OWRT_ROOT$STANDIN_LOG/events.log"; kill $blocker; return 1; }
+	wait_for 45 grep -q 'Instance reterm::haproxy s in a crash loop' "$OWRT_LOG/procd.log" ||
+		{ echo "respawn never gave up"; tail "$OWRT_LOG/procd.log"; kill $blocker; return 1; }
 	st=$(osh "ubus call reterm status")
 	kill $blocker; wait $blocker 2>/dev/null
 	osh "/etc/init.d/reterm restart"

@@ -17,11 +17,9 @@ remove_check() {
 		owrt_remove_pkg luci-i18n-reterm-de || left="$left i18n-remove-failed"
 	fi
 	owrt_remove_pkg luci-app-reterm || left="$left remove-failed"
-	# postrm's `/etc/init.d/rpcd reload` goes to procd, which only the
-	# stand-in plays here and it did not start rpcd: the reload procd would
-	# do (SIGHUP), as after the install
-	owrt_reload_rpcd || left="$left rpcd-reload"
-	sleep 1
+	# postrm's `/etc/init.d/rpcd reload`: procd signals rpcd, which drops
+	# the plugin
+	sleep 2
 	for f in retermd haproxy; do
 		[ -n "$(owrt_pidof $f)" ] && left="$left process:$f"
 	done

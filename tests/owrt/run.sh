@@ -5,8 +5,8 @@
 # into a throwaway overlay of an OpenWrt userland built from OpenWrt's own
 # sources ($RETERM_OWRT, default /opt/owrt; what it must hold: README
 # "Testing on OpenWrt's own parts"), run in private mount, net and pid
-# namespaces, checked on real ubusd, rpcd, uhttpd, rc.common/procd.sh and
-# firewall4:
+# namespaces, checked on real procd, ubusd, rpcd, uhttpd, rc.common/procd.sh
+# and firewall4:
 #
 #   init/*    tests/owrt/init_checks.sh   the init scripts through rc.common
 #   fw4/*     tests/owrt/fw4_checks.sh    fw4 print/reload with our includes
@@ -17,9 +17,9 @@
 #   rpcd/*    tests/owrt/rpcd_checks.py   every method via ubus and HTTP,
 #                                         three sessions, malformed input
 #
-# procd itself is PID 1 on a router and cannot run here: the ubus object
-# "service" is tests/owrt/procd-standin.uc, which records what the scripts
-# send and starts, respawns, signals and stops the instances as procd does.
+# procd runs as on a router but not as PID 1 (owrt_start_procd): the init
+# scripts' instances, respawn, limits and triggers are its own; what the
+# scripts send it is read from `ubus monitor`.
 #
 # Output: "ok - owrt/<check>", "not ok - ...", "skip - ..." and a last line
 # "owrt: N passed, N failed, N skipped".  Without the parts:
@@ -69,14 +69,8 @@ trap 'owrt_down; rm -rf "$work"' EXIT
 PORT=8080
 
 owrt_up "$work" || { echo "owrt: 0 passed, 1 failed, 0 skipped"; exit 1; }
-cp "$HERE/procd-standin.uc" "$OWRT_ROOT/tmp/procd-standin.uc"
-STANDIN_LOG=/tmp/procd-standin
-
 start_all() {
-	owrt_start_ubus || return 1
-	# procd's default descriptor limit (the kernel's for PID 1)
-	_owrt_spawn procd sh -c "ulimit -S -n 1024; ulimit -H -n 4096; exec ucode /tmp/procd-standin.uc $STANDIN_LOG" || return 1
-	_owrt_wait 10 owrt_sh "ubus list service" || { echo "procd stand-in did not come up"; cat "$OWRT_LOG/procd.log"; return 1; }
+	owrt_start_ubus && owrt_start_procd || { cat "$OWRT_LOG/procd.log"; return 1; }
 	# LuCI's login in the browser checks: root / reterm-test, set here in
 	# the overlay (a root's own /etc/shadow has no password or another one)
 	local hash
@@ -93,15 +87,17 @@ start_all() {
 	owrt_sh "/etc/init.d/firewall start && nft list table inet fw4 >/dev/null"
 }
 
-if out=$(start_all 2>&1); then ok "boot (ubusd, procd stand-in, rpcd, uhttpd on 127.0.0.1:$PORT, firewall)"
+if out=$(start_all 2>&1); then ok "boot (ubusd, procd, rpcd by its init script, uhttpd on 127.0.0.1:$PORT, firewall)"
 else notok "boot" "$out"; summary; exit 1
 fi
 
 ipk=$(ls "$OWRT_IPK_DIR"/luci-app-reterm_*_all.ipk)
 check "install: opkg-style unpack and postinst" owrt_install_ipk "$ipk"
 check "install: the German translation (luci-i18n-reterm-de)" owrt_install_ipk "$(ls "$OWRT_IPK_DIR"/luci-i18n-reterm-de_*_all.ipk)"
-published() { owrt_reload_rpcd && owrt_sh 'ubus -v list reterm'; }
-check "install: rpcd reloaded, ubus object reterm published" published
+# the postinst's `/etc/init.d/rpcd reload` (procd signals rpcd, which
+# reads its plugins again)
+published() { _owrt_wait 10 owrt_sh 'ubus list reterm' && owrt_sh 'ubus -v list reterm'; }
+check "install: the postinst reloads rpcd through procd, ubus object reterm published" published
 
 . "$HERE/init_checks.sh"
 . "$HERE/fw4_checks.sh"

@@ -42,7 +42,7 @@ for case in "none:$T/noapk/none" "apk-tools 2:$T/noapk/bin/apk"; do
 	fi
 done
 
-APK=${APK:-$(command -v apk)}
+APK=${APK:-$(command -v apk || echo "${RETERM_OWRT:-/opt/owrt}/host/bin/apk")}
 if [ -z "$APK" ] || ! "$APK" --version 2>/dev/null | grep -q '^apk-tools 3\.'; then
 	echo "apk: skipped: apk-tools 3 not found"
 	skip "apk/install into a throwaway root" "apk-tools 3 not found"

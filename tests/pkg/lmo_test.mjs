@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Our .lmo writer (tools/lmo.mjs, tools/po2lmo.mjs) read back by our reader
 // and, when present, by LuCI's real loader: the ucode module luci.core
-// (lmo.c; `ucode` with luci/core.so in /usr/local/lib/ucode, /usr/lib/ucode
-// or $RETERM_OWRT/root/usr/lib/ucode, or $LUCI_CORE_DIR). LuCI's own
-// po2lmo, when found ($RETERM_OWRT/src/build-host/luci/base/po2lmo or on
+// (lmo.c; $RETERM_OWRT/host/bin/ucode with luci/core.so from
+// tools/owrt/build.sh, or $LUCI_CORE_DIR). LuCI's own
+// po2lmo, when found ($RETERM_OWRT/tools/po2lmo or on
 // $PATH), cross-checks the key ids on the repo's German catalogue.
 //
 // Prints "ok - lmo/...", "not ok - lmo/..." (with "#" lines), "skip -
@@ -160,9 +160,10 @@ check(`po/de/reterm.po: all ${de.messages.length} translated messages resolve`,
 		deCat.get(m.msgid, { ctx: m.ctx, plural: m.plural ? i : null }) === s ? null : JSON.stringify(m.msgid))));
 
 // ---- LuCI's real loader ---------------------------------------------------
-const coreDir = [ process.env.LUCI_CORE_DIR, '/usr/local/lib/ucode', '/usr/lib/ucode', join(OWRT, 'root/usr/lib/ucode') ]
+const coreDir = [ process.env.LUCI_CORE_DIR, join(OWRT, 'host/lib/ucode') ]
 	.find(d => d && existsSync(join(d, 'luci/core.so')) && existsSync(join(d, 'fs.so')));
-const ucode = spawnSync('ucode', [ '-e', 'print(1)' ], { encoding: 'utf8' }).stdout === '1' ? 'ucode' : null;
+const ucode = [ process.env.RETERM_UCODE, join(OWRT, 'host/bin/ucode') ]
+	.find(u => u && spawnSync(u, [ '-e', 'print(1)' ], { encoding: 'utf8' }).stdout === '1') || null;
 
 // translate()/ntranslate() of luci.core on the catalogues in `dir`: the
 // answers to `queries` ([msgid, ctx, n or null, plural msgid]) in order
@@ -202,7 +203,7 @@ else {
 }
 
 // ---- LuCI's own po2lmo: same key ids ---------------------------------------
-const real = [ join(OWRT, 'src/build-host/luci/base/po2lmo'), ...(process.env.PATH || '').split(':').map(d => join(d, 'po2lmo')) ]
+const real = [ join(OWRT, 'tools/po2lmo'), ...(process.env.PATH || '').split(':').map(d => join(d, 'po2lmo')) ]
 	.find(p => existsSync(p));
 if (!real)
 	skip('LuCI po2lmo: same key ids and strings', 'po2lmo not found');

@@ -38,8 +38,8 @@
 #                         make-overview.uc records from today's retermd
 # and for the sampler daemon retermd: monitor/* (tests/ucode/monitor/tests.sh).
 #
-# Without ucode (none on PATH nor /usr/local/bin/ucode, or
-# RETERM_UCODE=/nonexistent) the tests that need it are skipped; nft/*,
+# ucode: $RETERM_UCODE, else $RETERM_OWRT/host/bin/ucode (tools/owrt/build.sh),
+# else one on PATH.  Without ucode (or RETERM_UCODE=/nonexistent) the tests that need it are skipped; nft/*,
 # haproxy/*, oui and monitor/vectors still run.
 #
 # Output: "ok - <test>", "not ok - <test>", "skip - <test> (<reason>)", and
@@ -54,7 +54,12 @@ MODS=$ROOT/root/usr/share/ucode
 MOCKS=$HERE/mocks
 CLI=$ROOT/root/usr/libexec/reterm/render
 
-UCODE=${RETERM_UCODE-$(command -v ucode 2>/dev/null || echo /usr/local/bin/ucode)}
+# the ucode that tools/owrt/build.sh built for this machine, else one on PATH;
+# its ubusd and ubus CLI serve monitor/daemon
+OWRT_HOST=${RETERM_OWRT:-/opt/owrt}/host
+[ -d "$OWRT_HOST/bin" ] && PATH=$OWRT_HOST/bin:$OWRT_HOST/sbin:$PATH
+UCODE=${RETERM_UCODE-$OWRT_HOST/bin/ucode}
+[ -n "${RETERM_UCODE+x}" ] || [ -x "$UCODE" ] || UCODE=$(command -v ucode 2>/dev/null || :)
 [ -x "$UCODE" ] || UCODE=
 
 pass=0 fail=0 skip=0

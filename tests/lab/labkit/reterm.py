@@ -20,8 +20,11 @@ RESPAWN_DELAY = 5  # procd's default respawn timeout
 
 
 def ucode_binary():
-    return shutil.which("ucode") or (
-        "/usr/local/bin/ucode" if os.access("/usr/local/bin/ucode", os.X_OK) else None)
+    """The ucode tools/owrt/build.sh built for this machine ($RETERM_UCODE
+    overrides), else one on PATH."""
+    built = os.environ.get("RETERM_UCODE") or os.path.join(
+        os.environ.get("RETERM_OWRT", "/opt/owrt"), "host", "bin", "ucode")
+    return built if os.access(built, os.X_OK) else shutil.which("ucode")
 
 
 class Router:
