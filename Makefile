@@ -31,7 +31,8 @@ include ../../luci.mk
 
 else
 
-LAB_SCENARIOS ?= baseline proxy proxy-web hardening shaping sqm monitor autorate
+# the benchmark's scenarios (`make lab`); `make test` runs every scenario
+LAB_SCENARIOS ?= baseline proxy shaping monitor autorate
 OUT ?= dist
 
 .PHONY: test lab ipk apk deps clean
@@ -42,10 +43,12 @@ test:
 deps:
 	tests/deps.sh
 
-# the lab and the benchmarks measured outside the VM that its checks read
-# (graph redraw, flash writes of the results store)
+# the benchmark: the lab's measuring scenarios at full length, with the
+# figures measured outside the VM (graph redraw, flash writes of the
+# results store); one table of every README target, its figure, its peer
+# of the same run and met / not met (tests/lab/out/benchmarks.md as well)
 lab:
-	LAB_SCENARIOS="$(LAB_SCENARIOS)" tests/run.sh browser ucode lab
+	LAB_MODE=bench LAB_SCENARIOS="$(LAB_SCENARIOS)" tests/run.sh browser ucode lab
 
 # OpenWrt 23.05/24.10 (opkg): the app and one luci-i18n-reterm-<lang> per po/<lang>
 ipk:

@@ -7,10 +7,13 @@
 #          checked anyway)
 #   sh     apply.sh against recording stand-ins for fw4, haproxy, ip, sysctl
 #   pkg    the .ipk layout and control fields
-#   owrt   the .ipk on OpenWrt's real ubusd, rpcd, uhttpd, rc.common/procd.sh
-#          and firewall4 built by hand ($RETERM_OWRT, default /opt/owrt;
-#          one counted skip without them)
-#   lab    the network lab in a VM, checked against tolerances
+#   owrt   the .ipk on OpenWrt's real procd, ubusd, rpcd, uhttpd,
+#          rc.common/procd.sh and firewall4, built by tools/owrt/build.sh
+#          ($RETERM_OWRT, default /opt/owrt; one counted skip without them)
+#   lab    the network lab in a VM: behaviour checked with floors physics
+#          sets (tests/lab/checks.py); with LAB_MODE=bench (`make lab`) the
+#          benchmark instead: the README's speed targets measured and
+#          judged in one table (tests/lab/benchmark.py)
 # and ends with one line: "total: N passed, N failed, N skipped".
 # `tests/run.sh js ucode` (or TIERS="js ucode") limits the run;
 # LAB_SCENARIOS overrides the lab list.  Before the total it prints how
@@ -74,8 +77,12 @@ for tier in $TIERS; do
 		fi
 		tests/lab/vm.sh $LAB_SCENARIOS 2>&1 | tee "$log"
 		python3 tests/lab/merge_bench.py tests/lab/out/results.json tests/browser/out/bench.json .cache/bench-ucode.json
-		[ -f tests/lab/out/results.json ] && python3 tests/lab/table.py tests/lab/out/results.json
-		python3 tests/lab/checks.py tests/lab/out/results.json $LAB_SCENARIOS 2>&1 | tee -a "$log" ;;
+		if [ "${LAB_MODE:-check}" = bench ]; then
+			python3 tests/lab/benchmark.py tests/lab/out/results.json $LAB_SCENARIOS \
+				--markdown tests/lab/out/benchmarks.md 2>&1 | tee -a "$log"
+		else
+			python3 tests/lab/checks.py tests/lab/out/results.json $LAB_SCENARIOS 2>&1 | tee -a "$log"
+		fi ;;
 	*) echo "unknown tier $tier" > "$log" ;;
 	esac
 	tally "$tier" "$log"

@@ -6,6 +6,9 @@
 # left of the CI's time: a wedged or slow VM must not hold the CI until its
 # own limit, the checks and the summary must still print).  Killed, it
 # leaves out/vm-timeout (the seconds), which the checks name.
+# LAB_CPU_QUOTA=P holds the VM to P % of this machine's CPU (all cores
+# together; 50: half, a machine twice as slow): a CPU cgroup around qemu
+# (cgroup v1's cpu.cfs_quota_us, or v2's cpu.max).
 # usage: tests/lab/vm.sh scenario...
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +26,7 @@ rm -f "$out/results.json" "$out/vm-timeout"
 # list
 pass=""
 for v in $(env | sed -n 's/^\(LAB_[A-Z0-9_]*\)=.*/\1/p'); do
-	[ "$v" = LAB_VM_TIMEOUT ] && continue
+	case $v in LAB_VM_TIMEOUT|LAB_CPU_QUOTA) continue ;; esac
 	eval "val=\${$v}"
 	case $val in
 	*[!A-Za-z0-9_.,\ -]*) echo "lab: $v: only letters, digits, '_.,-' and spaces" >&2; exit 2 ;;
@@ -32,6 +35,32 @@ for v in $(env | sed -n 's/^\(LAB_[A-Z0-9_]*\)=.*/\1/p'); do
 done
 limit=${LAB_VM_TIMEOUT:-4200}
 case $limit in ''|*[!0-9]*) echo "lab: LAB_VM_TIMEOUT: seconds" >&2; exit 2 ;; esac
+# cpu_quota P: this shell (and so qemu, started below) into a new CPU
+# cgroup allowed P % of the machine's CPU time
+cpu_quota() {
+	ncpu=$(nproc)
+	us=$(($1 * ncpu * 1000))	# of each 100 ms period
+	if [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+		cg=/sys/fs/cgroup/cpu/reterm-lab.$$
+		mkdir "$cg" && echo 100000 > "$cg/cpu.cfs_period_us" && echo "$us" > "$cg/cpu.cfs_quota_us" &&
+			echo $$ > "$cg/cgroup.procs" || return 1
+		root=/sys/fs/cgroup/cpu
+	elif [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
+		cg=/sys/fs/cgroup/reterm-lab.$$
+		echo +cpu > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+		mkdir "$cg" && echo "$us 100000" > "$cg/cpu.max" && echo $$ > "$cg/cgroup.procs" || return 1
+		root=/sys/fs/cgroup
+	else
+		return 1
+	fi
+	echo "lab: the VM is held to $1 % of this machine's CPU ($us us of each 100 ms over $ncpu cores; $cg)"
+	trap 'echo $$ > "$root/cgroup.procs"; rmdir "$cg" 2>/dev/null' EXIT
+}
+if [ -n "${LAB_CPU_QUOTA:-}" ]; then
+	case $LAB_CPU_QUOTA in ''|*[!0-9]*|0) echo "lab: LAB_CPU_QUOTA: a percentage, 1-100" >&2; exit 2 ;; esac
+	[ "$LAB_CPU_QUOTA" -le 100 ] || { echo "lab: LAB_CPU_QUOTA: a percentage, 1-100" >&2; exit 2; }
+	cpu_quota "$LAB_CPU_QUOTA" || { echo "lab: no CPU cgroup controller here for LAB_CPU_QUOTA" >&2; exit 2; }
+fi
 rc=0
 PATH="$top/.cache/venv/bin:$PATH" timeout --kill-after=30 "$limit" "$vng" --run "$kernel" --disable-kvm --cpus 2 --memory 1536M \
 	--rwdir "$out" --cwd "$top" \

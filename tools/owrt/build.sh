@@ -57,6 +57,26 @@ if [ "$force" = 0 ] && [ -f "$DEST/parts.stamp" ] && [ "$(cat "$DEST/parts.stamp
 	exit 0
 fi
 
+# ---- can every source be got? (nothing is written before this) ----------
+nosrc=0
+while IFS=$'\t' read -r name url commit archive sum; do
+	case $name in ''|'#'*) continue ;; esac
+	if [ -f "$SRCDIR/$archive" ]; then
+		have=$(sha256sum "$SRCDIR/$archive" | cut -d' ' -f1)
+		[ "$have" = "$sum" ] && continue
+		echo "parts: cannot use $name: $SRCDIR/$archive has sha256 $have, the lock says $sum" >&2
+	elif timeout 30 git ls-remote "$url" "$commit" >/dev/null 2>&1; then
+		continue
+	else
+		echo "parts: cannot get $name: no $SRCDIR/$archive, and $url does not answer" >&2
+	fi
+	nosrc=1
+done < "$LOCKFILE"
+if [ "$nosrc" = 1 ]; then
+	echo "parts: not built: sources missing (RETERM_OWRT_SRC=$SRCDIR, or the Internet); the tiers that need the parts skip" >&2
+	exit 2
+fi
+
 if [ "$(id -u)" != 0 ]; then
 	echo "parts: building OpenWrt's parts needs root (apt-get, unshare, chroot)" >&2
 	exit 2
@@ -80,16 +100,12 @@ rm -rf "$NEW" "$WORK"
 mkdir -p "$NEW/root" "$SRC" "$LOG"
 
 # ---- sources ------------------------------------------------------------
-# get NAME URL COMMIT ARCHIVE SHA256: unpack into $SRC/NAME; prints why not
+# get NAME URL COMMIT ARCHIVE: unpack into $SRC/NAME (the archive's sha256
+# was checked above; a clone is checked by its commit id); prints why not
 get() {
-	local name=$1 url=$2 commit=$3 archive=$4 sum=$5 have
+	local name=$1 url=$2 commit=$3 archive=$4
 	mkdir -p "$SRC/$name"
 	if [ -f "$SRCDIR/$archive" ]; then
-		have=$(sha256sum "$SRCDIR/$archive" | cut -d' ' -f1)
-		if [ "$have" != "$sum" ]; then
-			echo "$SRCDIR/$archive has sha256 $have, the lock says $sum"
-			return 1
-		fi
 		tar -xJf "$SRCDIR/$archive" -C "$SRC/$name" && return 0
 		echo "$SRCDIR/$archive does not unpack"
 		return 1
@@ -120,7 +136,7 @@ fi
 failed=0
 while IFS=$'\t' read -r name url commit archive sum; do
 	case $name in ''|'#'*) continue ;; esac
-	if ! why=$(get "$name" "$url" "$commit" "$archive" "$sum"); then
+	if ! why=$(get "$name" "$url" "$commit" "$archive"); then
 		echo "parts: cannot get $name: $why" >&2
 		failed=1
 	fi

@@ -1,14 +1,16 @@
 """Re-termination on the lab router (fixture `lab`: `cli` selected, all
 ports; `cli2` not selected), 130 ms RTT, 20 Mbit/s.
 
-Every metric is a number; tests/lab/checks.py states what they must be."""
+Every metric is a number; tests/lab/checks.py states what they must be;
+`make lab` (LAB_MODE=bench) adds the benchmark's: throughput per profile,
+ramp-up, memory per idle connection, CPU per GB (tests/lab/targets.py)."""
 import contextlib
 import json
 import os
 import sys
 import time
 
-from labkit import bench, measure, sh, topo
+from labkit import bench, measure, mode, sh, topo
 from labkit.reterm import Router, RESPAWN_DELAY
 
 KIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "labkit")
@@ -117,9 +119,10 @@ def run():
         res["load_proxied_conns"] = n
         res["load_seconds"] = load["seconds"]
 
-        # Benchmarks (printed by `make lab`; targets in the README)
-        bench.profiles(res)
-        bench.rampup(res)
-        bench.idle_rss(res)
-        bench.cpu(res, router)
+        # the benchmark's figures (`make lab`, tests/lab/targets.py)
+        if mode.BENCH:
+            bench.profiles(res)
+            bench.rampup(res)
+            bench.idle_rss(res)
+            bench.cpu(res, router)
     return res
