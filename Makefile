@@ -32,7 +32,7 @@ include ../../luci.mk
 else
 
 # the benchmark's scenarios (`make lab`); `make test` runs every scenario
-LAB_SCENARIOS ?= baseline proxy shaping monitor autorate
+LAB_SCENARIOS ?= baseline proxy shaping latency autorate
 OUT ?= dist
 
 .PHONY: test lab ipk apk deps clean

@@ -25,7 +25,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 TIERS=${*:-${TIERS:-"js browser ucode sh pkg owrt lab"}}
-LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web hardening shaping sqm monitor autorate"}
+LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web hardening shaping sqm latency autorate"}
 mkdir -p .cache
 
 passed=0 failed=0 skipped=0

@@ -78,7 +78,7 @@ ${LOADER}
 /* in the page: build the dashboard from the fixture */
 async function render(page) {
 	return page.evaluate(async () => {
-		const gl = window.__mod('reterm.graphlive'), gr = window.__mod('reterm.graphresult');
+		const gl = window.__mod('reterm.graph.live'), gr = window.__mod('reterm.graph.result');
 		const ringMod = window.__mod('reterm.ring'), grade = window.__mod('reterm.grade');
 		const fx = await (await fetch('/fixtures/samples-600.json')).json();
 		const live = ringMod.create({ step: 1, span: 600 });
@@ -175,7 +175,7 @@ async function inspect(page) {
 /* in the page: redraw benchmark */
 async function bench(page) {
 	return page.evaluate(() => {
-		const gl = window.__mod('reterm.graphlive'), ringMod = window.__mod('reterm.ring');
+		const gl = window.__mod('reterm.graph.live'), ringMod = window.__mod('reterm.ring');
 		const fx = window.__fixture;
 		const all = ringMod.create({ step: 1, span: 3600 });
 		all.merge(fx.reply);
@@ -230,8 +230,8 @@ async function bench(page) {
 async function main() {
 	await runPage({ check, finish, html: PAGE, files: { '/fixtures/samples-600.json': FIXTURE }, viewport: { width: 900, height: 800 } }, async (page, errors) => {
 
-		const names = ['reterm.grade', 'reterm.ring', 'reterm.units', 'reterm.graphgeom', 'reterm.graphchart', 'reterm.graphlive', 'reterm.graphresult'];
-		const mods = moduleList(['reterm.ring', 'reterm.graphlive', 'reterm.graphresult']);
+		const names = ['reterm.grade', 'reterm.ring', 'reterm.units', 'reterm.graph.geom', 'reterm.graph.chart', 'reterm.graph.live', 'reterm.graph.result'];
+		const mods = moduleList(['reterm.ring', 'reterm.graph.live', 'reterm.graph.result']);
 		const loaded = await page.evaluate(m => window.__load(m), mods);
 		check('in-page loader instantiates grade, ring, units and the four graph modules', names.every(n => loaded.includes(n)), loaded);
 

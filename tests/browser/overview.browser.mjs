@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Real-Chromium check of the Overview view (view/reterm/overview.js with
- * its panels reterm.overviewlive/test/compare/result, reterm.testrun,
+ * its panels reterm.overview.live/test/compare/result, reterm.guided,
  * monitor, graph*, ring, grade, units and overview.css), without a
  * router:
  *
@@ -9,7 +9,7 @@
  *
  * - Serves a page on a routed fake origin (http://reterm.test/): the
  *   module files from htdocs/, the harness fakes as ES modules, and the
- *   recorded retermd replies tests/js/fixtures/overview.json.
+ *   recorded reterm-latencyd replies tests/js/fixtures/overview.json.
  * - In the page: LuCI's `rpc`, `uci`, `poll` and `ui` are the harness
  *   fakes (rpc answers from the fixture, poll has no timers: the check
  *   ticks it), so is `form`, `dom` and `view` are small real-DOM stand-ins, and a
@@ -49,21 +49,21 @@ async function stubRouter(page) {
 
 		uci.seed('reterm', {
 			main: { '.type': 'reterm', enabled: '1' },
-			monitor: { '.type': 'monitor', enabled: '1', download_url: 'http://192.0.2.10/bytes/1000000000',
+			latency: { '.type': 'latency', enabled: '1', download_url: 'http://192.0.2.10/bytes/1000000000',
 				upload_url: 'http://192.0.2.10/upload' }
 		});
 		uci.seed('sqm', { eth1: { '.type': 'queue', enabled: '1', interface: 'eth1', download: '18000', upload: '4500', qdisc: 'cake' } });
 
-		rpc.handle('reterm', 'samples', p => {
+		rpc.handle('reterm.latency', 'samples', p => {
 			st.since.push(p.since);
 			return p.since ? (fx.samples.next.find(r => r.t0 === p.since + 1) || { ...fx.samples.next[2], t0: p.since + 1, rows: [] })
 				: fx.samples.first;
 		});
-		rpc.handle('reterm', 'test_status', () => st.status);
-		rpc.handle('reterm', 'test_start', () => { st.status = fx.test.running[0]; return fx.test.start; });
-		rpc.handle('reterm', 'test_stop', () => ({ error: 'not_running', message: 'no test is running' }));
+		rpc.handle('reterm.latency', 'test_status', () => st.status);
+		rpc.handle('reterm.latency', 'test_start', () => { st.status = fx.test.running[0]; return fx.test.start; });
+		rpc.handle('reterm.latency', 'test_stop', () => ({ error: 'not_running', message: 'no test is running' }));
 		/* results: before the test the three later ones; the test adds the first */
-		rpc.handle('reterm', 'results', p => {
+		rpc.handle('reterm.latency', 'results', p => {
 			if (p.id)
 				return fx.results.byId[p.id] || { error: 'not_found', message: 'no result with id ' + p.id };
 			const list = fx.results.list.results;
@@ -83,8 +83,8 @@ async function main() {
 		const mods = moduleList(['view.reterm.overview'], BUILTINS);
 		const loaded = await page.evaluate(m => window.__load(m), mods);
 		check('in-page loader instantiates the view and its modules',
-			['reterm.monitor', 'reterm.testrun', 'reterm.graphlive', 'reterm.graphresult', 'reterm.ring', 'reterm.overviewlive',
-			 'reterm.overviewtest', 'reterm.overviewcompare', 'view.reterm.overview'].every(n => loaded.includes(n)), loaded);
+			['reterm.latency', 'reterm.guided', 'reterm.graph.live', 'reterm.graph.result', 'reterm.ring', 'reterm.overview.live',
+			 'reterm.overview.test', 'reterm.overview.compare', 'view.reterm.overview'].every(n => loaded.includes(n)), loaded);
 
 		await page.evaluate(() => window.__mod('view.reterm.overview').ready);
 		await page.waitForFunction(() => {
@@ -128,11 +128,11 @@ async function main() {
 			tick.rows === tick.points, tick);
 
 		/* ---- adaptive shaping on: its box with the decisions, and the
-		 * shaper note says the dashed lines move (retermd's
+		 * shaper note says the dashed lines move (reterm-latencyd's
 		 * autorate_status as tests/js/autorateview.test.js has it) ---- */
 		const ar = await page.evaluate(async () => {
 			const T = 1718000100;
-			window.__env.rpc.handle('reterm', 'autorate_status', () => ({
+			window.__env.rpc.handle('reterm.latency', 'autorate_status', () => ({
 				enabled: true, queue: 'eth1', devices: { dl: 'ifb4eth1', ul: 'eth1' },
 				settings: { dl_min: 4000, dl_base: 18000, dl_max: 30000, ul_min: 1000, ul_base: 4500, ul_max: 6000, delay_ms: 15 },
 				rates: { dl: { rate_kbit: 23400, achieved_kbit: 22100, share: 94.4 }, ul: { rate_kbit: 4500, achieved_kbit: 80, share: 1.8 } },
@@ -165,8 +165,8 @@ async function main() {
 		check('overview.css linked through L.resource and applied (light)', css.href === '/luci-static/resources/reterm/overview.css' &&
 			css.line === '#b91c1c', css);
 
-		/* ---- the test settings: LuCI's form on uci reterm.monitor ---- */
-		const DL_FIELD = '[id="cbid.reterm.monitor.download_url"]';
+		/* ---- the test settings: LuCI's form on uci reterm.latency ---- */
+		const DL_FIELD = '[id="cbid.reterm.latency.download_url"]';
 		await page.locator(DL_FIELD).fill('https://192.0.2.10/10G');
 		await page.locator(DL_FIELD).blur();
 		await page.click('.reterm-ov-start');
@@ -183,8 +183,8 @@ async function main() {
 
 		await page.locator(DL_FIELD).fill('http://192.0.2.10/bytes/1000000000');
 		await page.locator(DL_FIELD).blur();
-		await page.locator('[id="cbid.reterm.monitor.streams"]').fill('8');
-		await page.locator('[id="cbid.reterm.monitor.streams"]').blur();
+		await page.locator('[id="cbid.reterm.latency.streams"]').fill('8');
+		await page.locator('[id="cbid.reterm.latency.streams"]').blur();
 		const fixed = await page.evaluate(sel => !document.querySelector(sel).classList.contains('cbi-input-invalid'), DL_FIELD);
 		check('form: a valid URL clears the mark', fixed);
 
@@ -201,8 +201,8 @@ async function main() {
 		}));
 		check('start: test_start with the stored URLs and the 8 streams typed', JSON.stringify(started.params) ===
 			JSON.stringify([{ download_url: 'http://192.0.2.10/bytes/1000000000', upload_url: 'http://192.0.2.10/upload', streams: 8 }]), started.params);
-		check('start: the changed setting is staged in uci reterm.monitor', JSON.stringify(started.staged) ===
-			JSON.stringify({ reterm: [['set', 'monitor', 'streams', '8']] }), started.staged);
+		check('start: the changed setting is staged in uci reterm.latency', JSON.stringify(started.staged) ===
+			JSON.stringify({ reterm: [['set', 'latency', 'streams', '8']] }), started.staged);
 		check('start: Start disabled, Stop enabled, test polled every second', started.start && !started.stop && started.polls.join() === '2,1', started);
 
 		const steps = [];

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Real-Chromium check of the setup wizard (view/reterm/wizard.js with
- * reterm.wizard*, testrun, shaping, tcpreview, graphresult, devices),
+ * reterm.wizard.state*, testrun, shaping, tcpreview, graphresult, devices),
  * without a router:
  *
  *   node tests/browser/wizard.browser.mjs
@@ -12,17 +12,17 @@
  * of the staged changes.
  * Recorded API replies:
  *   - test_start / test_status / results: tests/js/fixtures/overview.json
- *     (the real retermd code on a simulated line): the unshaped test
+ *     (the real reterm-latencyd code on a simulated line): the unshaped test
  *     (grade D) is the "before", the shaped one (A+) the "after";
  *   - hosts: tests/ucode/api/fixtures/home/expected/hosts.json (the API's
  *     golden reply);
  *   - server_rtts: what the API answers for the same fixture's ss output
  *     (checked in tests/ucode/api/api_test.uc).
  *   - monitor_status: the recorded status, with shaper/cake from the sqm
- *     config as applied, but only 3 polls after a change (retermd reads
+ *     config as applied, but only 3 polls after a change (reterm-latencyd reads
  *     it again on a procd trigger): the fake apply returns at once, like
  *     LuCI's, so the wizard must wait for the router's word;
- *   - the shaping pause (reterm.monitor.pause): test_start with
+ *   - the shaping pause (reterm.latency.test.pause): test_start with
  *     pause_shaping names the enabled queue's device as paused; test_status
  *     carries the pause record, "restoring" as the test ends and
  *     "restored" at the next poll.
@@ -100,7 +100,7 @@ async function stubRouter(page) {
 		sessionStorage.clear();
 		uci.seed('reterm', {
 			main: { '.type': 'reterm', enabled: '0' },
-			monitor: { '.type': 'monitor', enabled: '1', download_url: 'http://192.0.2.10/bytes/1000000000',
+			latency: { '.type': 'latency', enabled: '1', download_url: 'http://192.0.2.10/bytes/1000000000',
 				upload_url: 'http://192.0.2.10/upload' }
 		});
 		/* shaping on at rates that are too low: the wizard must measure without it */
@@ -121,7 +121,7 @@ async function stubRouter(page) {
 				: { shaper: null, cake: null };
 		};
 		const mon = st.mon = { lag: 3, shown: shaping(), behind: 0, reports: [] };
-		rpc.handle('reterm', 'monitor_status', () => {
+		rpc.handle('reterm.latency', 'status', () => {
 			const now = shaping();
 			if (JSON.stringify(now) === JSON.stringify(mon.shown) || mon.behind++ >= mon.lag) {
 				mon.shown = now;
@@ -130,14 +130,14 @@ async function stubRouter(page) {
 			mon.reports.push(mon.shown.shaper ? mon.shown.shaper.rx + '/' + mon.shown.shaper.tx : 'off');
 			return Object.assign({}, fx.status, mon.shown);
 		});
-		/* the pause record as retermd keeps it: restored at the second poll after the test */
+		/* the pause record as reterm-latencyd keeps it: restored at the second poll after the test */
 		const pause = () => {
 			if (st.pause && st.pause.state === 'restoring' && --st.restoreIn <= 0)
 				st.pause = Object.assign({}, st.pause, { state: 'restored' });
 			return st.pause || null;
 		};
-		rpc.handle('reterm', 'test_status', () => Object.assign({}, st.status, { pause: pause() }));
-		rpc.handle('reterm', 'test_start', p => {
+		rpc.handle('reterm.latency', 'test_status', () => Object.assign({}, st.status, { pause: pause() }));
+		rpc.handle('reterm.latency', 'test_start', p => {
 			const id = st.ids[st.started.length], q = uci.dump('sqm').wan, paused = (p.pause_shaping && q.enabled === '1') ? [q.interface] : null;
 			st.started.push({ id, params: p, sqm: uci.get('sqm', 'wan', 'enabled'), router: mon.reports[mon.reports.length - 1] });
 			st.current = id;
@@ -146,7 +146,7 @@ async function stubRouter(page) {
 				st.pause = { ifaces: paused, state: 'paused', until: 2000000000 };
 			return Object.assign({}, fx.test.start, { id }, p.pause_shaping ? { paused: paused || [] } : {});
 		});
-		rpc.handle('reterm', 'test_stop', () => { st.status = { state: 'idle' }; return { state: 'idle' }; });
+		rpc.handle('reterm.latency', 'test_stop', () => { st.status = { state: 'idle' }; return { state: 'idle' }; });
 		return true;
 	}, { SERVER_RTTS, BEFORE_ID, AFTER_ID });
 }
@@ -212,7 +212,7 @@ async function main() {
 		const mods = moduleList(['view.reterm.wizard'], BUILTINS);
 		const loaded = await page.evaluate(m => window.__load(m), mods);
 		check('in-page loader instantiates the wizard and its modules',
-			['reterm.wizard', 'reterm.shaping', 'reterm.tcpreview', 'reterm.graphresult', 'view.reterm.wizard'].every(n => loaded.includes(n)), loaded);
+			['reterm.wizard.state', 'reterm.shaping.sqm', 'reterm.shaping.preview', 'reterm.graph.result', 'view.reterm.wizard'].every(n => loaded.includes(n)), loaded);
 		await page.evaluate(() => window.__mod('view.reterm.wizard').ready);
 		await page.waitForSelector('.reterm-wizard-facts');
 

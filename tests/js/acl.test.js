@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { aclGrants, flatten, REPO_ROOT } from './harness/acl.js';
 
@@ -24,8 +24,13 @@ const NEVER = [
 	/ (cgi-io|luci-rpc) /
 ];
 
-const SOURCES = ['htdocs/luci-static/resources/view/reterm', 'htdocs/luci-static/resources/reterm']
-	.flatMap(d => readdirSync(join(REPO_ROOT, d)).filter(f => f.endsWith('.js')).map(f => join(d, f)));
+/* every .js file under the folders, subfolders included */
+function jsFiles(d) {
+	return readdirSync(join(REPO_ROOT, d)).flatMap(f => statSync(join(REPO_ROOT, d, f)).isDirectory()
+		? jsFiles(join(d, f)) : f.endsWith('.js') ? [ join(d, f) ] : []);
+}
+
+const SOURCES = ['htdocs/luci-static/resources/view/reterm', 'htdocs/luci-static/resources/reterm'].flatMap(jsFiles);
 
 function uses() {
 	const out = [];
@@ -100,5 +105,13 @@ describe('our JavaScript', () => {
 
 	it('the ACL grants the wan_info method the views need', () => {
 		expect(has('ubus reterm wan_info', 'read')).toBe(true);
+	});
+
+	/* least privilege by page: a ubus method no page calls is for
+	 * scripts (the reterm-scripts group), not for LuCI's users */
+	it('the ACL grants no ubus method that no page calls', () => {
+		const called = uses().map(u => u.need);
+		expect(grants.filter(g => / ubus reterm/.test(g))
+			.filter(g => !called.includes(g.split(' ').slice(2).join(' ')))).toEqual([]);
 	});
 });

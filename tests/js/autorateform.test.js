@@ -2,9 +2,9 @@ import { describe, it, expect } from 'vitest';
 import { createHarness } from './harness/loader.js';
 
 /*
- * Adaptive shaping's fields on the Shaping page (reterm.autorateform):
+ * Adaptive shaping's fields on the Shaping page (reterm.shaping.autorate):
  * stored in /etc/config/reterm as `config autorate '<queue>'`, typed in
- * Mbit/s, checked as retermd checks them, nothing written for an
+ * Mbit/s, checked as reterm-latencyd checks them, nothing written for an
  * untouched queue, values kept when switched off.
  */
 
@@ -25,19 +25,19 @@ async function page(reterm) {
 	return { h, v, map, val: (opt) => h.form.widget(map, 'q', opt).value, checked: (opt) => h.form.widget(map, 'q', opt).checked };
 }
 
-describe('check() as retermd checks', () => {
+describe('check() as reterm-latencyd checks', () => {
 	const ok = { dl_min: '4', dl_base: '18', dl_max: '30', ul_min: '1', ul_base: '4.5', ul_max: '6' };
 
 	it('accepts a sound set, with or without a delay threshold', async () => {
 		const h = createHarness();
-		const f = await h.require('reterm.autorateform');
+		const f = await h.require('reterm.shaping.autorate');
 		expect(f.check(ok)).toBe(null);
 		expect(f.check({ ...ok, delay_ms: '30' })).toBe(null);
 	});
 
 	it('names the first bad value', async () => {
 		const h = createHarness();
-		const f = await h.require('reterm.autorateform');
+		const f = await h.require('reterm.shaping.autorate');
 		expect(f.check({ ...ok, dl_min: '40' })).toMatch(/^Download: the minimum must not be above the base/);
 		expect(f.check({ ...ok, ul_max: '4' })).toMatch(/^Upload: the minimum must not be above the base/);
 		expect(f.check({ ...ok, dl_max: '' })).toBe('Download maximum (Mbit/s) is needed');
@@ -50,7 +50,7 @@ describe('check() as retermd checks', () => {
 });
 
 describe('on the Shaping page', () => {
-	it('is off by default and proposes the rates retermd would take (base = sqm, a quarter, twice)', async () => {
+	it('is off by default and proposes the rates reterm-latencyd would take (base = sqm, a quarter, twice)', async () => {
 		const { val, checked } = await page();
 		expect(checked('_autorate')).toBe(false);
 		expect([ val('_ar_dl_min'), val('_ar_dl_base'), val('_ar_dl_max') ]).toEqual([ '4.5', '18', '36' ]);

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { createHarness } from './harness/loader.js';
 
-/* reterm autorate_status as retermd answers it (tests/ucode/monitor/autoshaper_test.uc) */
+/* reterm autorate_status as reterm-latencyd answers it (tests/ucode/latency/autoshaper_test.uc) */
 const T = 1718000100;
 const STATUS = {
 	enabled: true, queue: 'eth1', devices: { dl: 'ifb4eth1', ul: 'eth1' },
@@ -21,8 +21,8 @@ const STATUS = {
 
 async function box(reply) {
 	const h = createHarness();
-	h.rpc.handle('reterm', 'autorate_status', reply);
-	const m = await h.require('reterm.autorateview');
+	h.rpc.handle('reterm.latency', 'autorate_status', reply);
+	const m = await h.require('reterm.overview.autorate');
 	const b = m.create();
 	await b.poll();
 	return { h, m, b, text: h.text(b.node) };
@@ -48,16 +48,16 @@ describe('adaptive shaping box', () => {
 		expect(b.node.querySelectorAll('tr').length).toBe(3);
 	});
 
-	it('is hidden while adaptive shaping is off or retermd does not answer', async () => {
+	it('is hidden while adaptive shaping is off or reterm-latencyd does not answer', async () => {
 		expect((await box({ enabled: false, reason: null, probes_per_s: 1 })).b.node.style.display).toBe('none');
 		const h = createHarness();
-		const m = await h.require('reterm.autorateview');
+		const m = await h.require('reterm.overview.autorate');
 		const b = m.create();
 		await b.poll();
 		expect(b.node.style.display).toBe('none');
 	});
 
-	it('warns with retermd\'s reason when the settings were refused', async () => {
+	it('warns with reterm-latencyd\'s reason when the settings were refused', async () => {
 		const { b, text } = await box({ enabled: false, reason: 'autorate not started: dl: minimum 40000 <= base 18000 <= maximum 30000 kbit/s does not hold' });
 		expect(b.node.style.display).toBe('');
 		expect(text).toContain('Adaptive shaping is not running: autorate not started: dl: minimum 40000');

@@ -4,7 +4,7 @@ import { createHarness } from './harness/loader.js';
 let cake;
 
 beforeAll(async () => {
-	cake = await createHarness().require('reterm.cake');
+	cake = await createHarness().require('reterm.shaping.cake');
 });
 
 const model = over => Object.assign({

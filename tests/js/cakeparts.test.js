@@ -1,14 +1,14 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { createHarness } from './harness/loader.js';
 
-/* the modules reterm.cake is built from, on their own (cake.test.js checks them through cake) */
+/* the modules reterm.shaping.cake is built from, on their own (cake.test.js checks them through cake) */
 let tokens, read, check;
 
 beforeAll(async () => {
 	const h = createHarness();
-	tokens = await h.require('reterm.caketokens');
-	read = await h.require('reterm.cakeread');
-	check = await h.require('reterm.cakecheck');
+	tokens = await h.require('reterm.shaping.cakeopts');
+	read = await h.require('reterm.shaping.cakeopts');
+	check = await h.require('reterm.shaping.cakeopts');
 });
 
 describe('caketokens', () => {

@@ -1,13 +1,13 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { createHarness } from './harness/loader.js';
 
-/* reterm.deviceports and reterm.deviceaudit on their own (devices.test.js checks them through devices) */
+/* reterm.devices.ports and reterm.devices.audit on their own (devices.test.js checks them through devices) */
 let ports, audit;
 
 beforeAll(async () => {
 	const h = createHarness();
-	ports = await h.require('reterm.deviceports');
-	audit = await h.require('reterm.deviceaudit');
+	ports = await h.require('reterm.devices.ports');
+	audit = await h.require('reterm.devices.audit');
 });
 
 describe('deviceports', () => {

@@ -4,7 +4,7 @@ import { createHarness } from './harness/loader.js';
 let d;
 
 beforeAll(async () => {
-	d = await createHarness().require('reterm.devices');
+	d = await createHarness().require('reterm.devices.rows');
 });
 
 /* strings that try to break out of UCI, nft, haproxy or a shell */

@@ -10,9 +10,9 @@ let geom, live, result, h;
 
 beforeAll(async () => {
 	h = createHarness();
-	geom = await h.require('reterm.graphgeom');
-	live = await h.require('reterm.graphlive');
-	result = await h.require('reterm.graphresult');
+	geom = await h.require('reterm.graph.geom');
+	live = await h.require('reterm.graph.live');
+	result = await h.require('reterm.graph.result');
 });
 
 const T = 1718000000;

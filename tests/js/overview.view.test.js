@@ -3,11 +3,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHarness, REPO_ROOT } from './harness/loader.js';
 
-/* recorded retermd replies (the daemon's code on a simulated clock), see
+/* recorded reterm-latencyd replies (the daemon's code on a simulated clock), see
  * fixtures/make-overview.uc */
 const fx = JSON.parse(readFileSync(join(REPO_ROOT, 'tests/js/fixtures/overview.json'), 'utf8'));
 const [UNSHAPED, UNREACHABLE, SLOW, SHAPED] = fx.results.list.results.map(r => r.id);
-const NOT_RUNNING = { error: 'not_running', message: 'the latency monitor (retermd) is not running' };
+/* uhttpd's answer while reterm-latencyd does not run: its object is not
+ * published (LuCI's rpc.js rejects with this text) */
+const NOT_RUNNING = () => { throw new Error('RPC call to reterm.latency/status failed with error -32000: Object not found'); };
 const DL = 'http://192.0.2.10/bytes/1000000000', UL = 'http://192.0.2.10/upload';
 const clone = v => JSON.parse(JSON.stringify(v));
 
@@ -19,17 +21,17 @@ const clone = v => JSON.parse(JSON.stringify(v));
 function router(h, o = {}) {
 	h.uci.seed('reterm', {
 		main: { '.type': 'reterm', enabled: '1' },
-		monitor: Object.assign({ '.type': 'monitor', enabled: '1' }, o.monitor || {})
+		latency: Object.assign({ '.type': 'latency', enabled: '1' }, o.latency || {})
 	});
 
 	if (o.sqm !== null)
 		h.uci.seed('sqm', o.sqm || { eth1: { '.type': 'queue', enabled: '1', interface: 'eth1', download: '18000', upload: '4500', qdisc: 'cake' } });
 
-	h.rpc.handle('reterm', 'samples', o.samples || (p => p.since ? { v: 1, id: fx.samples.first.id, now: fx.samples.first.now, step: 1, t0: p.since + 1, cols: ['min', 'med', 'max'], rows: [] } : fx.samples.first));
-	h.rpc.handle('reterm', 'test_status', o.status || (() => ({ state: 'idle' })));
-	h.rpc.handle('reterm', 'results', o.results || (p => p.id ? (fx.results.byId[p.id] || { error: 'not_found', message: `no result with id "${p.id}"` }) : fx.results.list));
-	h.rpc.handle('reterm', 'test_start', o.start || (() => fx.test.start));
-	h.rpc.handle('reterm', 'test_stop', o.stop || (() => ({ error: 'not_running', message: 'no test is running' })));
+	h.rpc.handle('reterm.latency', 'samples', o.samples || (p => p.since ? { v: 1, id: fx.samples.first.id, now: fx.samples.first.now, step: 1, t0: p.since + 1, cols: ['min', 'med', 'max'], rows: [] } : fx.samples.first));
+	h.rpc.handle('reterm.latency', 'test_status', o.status || (() => ({ state: 'idle' })));
+	h.rpc.handle('reterm.latency', 'results', o.results || (p => p.id ? (fx.results.byId[p.id] || { error: 'not_found', message: `no result with id "${p.id}"` }) : fx.results.list));
+	h.rpc.handle('reterm.latency', 'test_start', o.start || (() => fx.test.start));
+	h.rpc.handle('reterm.latency', 'test_stop', o.stop || (() => ({ error: 'no_test', message: 'no test is running' })));
 }
 
 async function page(o = {}) {
@@ -49,8 +51,8 @@ function clock(t) {
 	return `${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())}`;
 }
 
-/* the test settings are LuCI's form on uci reterm.monitor */
-const field = (p, name) => p.h.form.widget(p.h.form.maps[0], 'monitor', name);
+/* the test settings are LuCI's form on uci reterm.latency */
+const field = (p, name) => p.h.form.widget(p.h.form.maps[0], 'latency', name);
 
 function setField(p, name, value) {
 	field(p, name).value = value;
@@ -61,7 +63,7 @@ describe('live graphs', () => {
 		const p = await page();
 		const { h, q, all, text } = p;
 
-		expect(h.rpc.callsTo('reterm', 'samples')[0].params).toEqual({ since: 0, step: 1 });
+		expect(h.rpc.callsTo('reterm.latency', 'samples')[0].params).toEqual({ since: 0, step: 1 });
 
 		const strip = q('.reterm-graph-latency');
 		const rows = fx.samples.first.rows.filter(Boolean).length;
@@ -137,12 +139,12 @@ describe('live graphs', () => {
 		expect(p.q('.reterm-graph-latency').classList.contains('reterm-graph-empty')).toBe(false);
 	});
 
-	it('says how to start retermd when it is not running', async () => {
-		const p = await page({ samples: () => NOT_RUNNING, status: () => NOT_RUNNING, results: () => NOT_RUNNING });
-		expect(p.q('.reterm-ov-live-state').getAttribute('data-state')).toBe('not_running');
+	it('says how to start reterm-latencyd when it is not running', async () => {
+		const p = await page({ samples: NOT_RUNNING, status: NOT_RUNNING, results: NOT_RUNNING });
+		expect(p.q('.reterm-ov-live-state').getAttribute('data-state')).toBe('no_daemon');
 		expect(p.q('.reterm-ov-live-state .alert-message.danger')).not.toBeNull();
-		expect(p.text('.reterm-ov-live-state')).toMatch(/\/etc\/init\.d\/retermd start/);
-		expect(p.text('.reterm-ov-test-msg')).toMatch(/\/etc\/init\.d\/retermd start/);
+		expect(p.text('.reterm-ov-live-state')).toMatch(/\/etc\/init\.d\/reterm-latencyd start/);
+		expect(p.text('.reterm-ov-test-msg')).toMatch(/\/etc\/init\.d\/reterm-latencyd start/);
 		expect(p.text('.reterm-ov-compare')).toMatch(/No stored results yet/);
 		/* keeps polling: the page picks up a daemon started meanwhile */
 		expect(p.h.poll.queue).toHaveLength(1);
@@ -177,7 +179,7 @@ describe('live graphs', () => {
 describe('guided test', () => {
 	it('start → progress through the phases → graded result', async () => {
 		let status = { state: 'idle' };
-		const p = await page({ status: () => status, monitor: { download_url: DL, upload_url: UL } });
+		const p = await page({ status: () => status, latency: { download_url: DL, upload_url: UL } });
 		const { h, q, text } = p;
 
 		/* the stored newest result is shown on load */
@@ -190,7 +192,7 @@ describe('guided test', () => {
 		expect(q('.reterm-run-progress').style.display).toBe('none');
 
 		await q('.reterm-ov-start').click();
-		expect(h.rpc.callsTo('reterm', 'test_start').map(c => c.params)).toEqual([{ download_url: DL, upload_url: UL, streams: 4 }]);
+		expect(h.rpc.callsTo('reterm.latency', 'test_start').map(c => c.params)).toEqual([{ download_url: DL, upload_url: UL, streams: 4 }]);
 		/* URLs stored already, streams at its default: nothing to stage */
 		expect(h.uci.stagedChanges()).toEqual({});
 		expect(q('.reterm-ov-start').disabled).toBe(true);
@@ -239,7 +241,7 @@ describe('guided test', () => {
 		expect(q('.reterm-ov-result .reterm-graph-cdf').querySelectorAll('path.reterm-s-cdf')).toHaveLength(4);
 
 		/* the list was reloaded for the comparison */
-		expect(h.rpc.callsTo('reterm', 'results').some(c => c.params.id === undefined)).toBe(true);
+		expect(h.rpc.callsTo('reterm.latency', 'results').some(c => c.params.id === undefined)).toBe(true);
 	});
 
 	it.each([
@@ -256,37 +258,37 @@ describe('guided test', () => {
 		await p.q('.reterm-ov-start').click();
 		expect(p.text('.reterm-ov-test-msg')).toMatch(message);
 		expect(p.q('.reterm-ov-test-msg .alert-message.danger')).not.toBeNull();
-		expect(p.h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
+		expect(p.h.rpc.callsTo('reterm.latency', 'test_start')).toHaveLength(0);
 		expect(p.h.uci.stagedChanges()).toEqual({});
 		expect(p.h.poll.queue).toHaveLength(1);
 	});
 
-	it('stores new URLs in uci reterm.monitor (staged) and shows the daemon\'s refusal', async () => {
+	it('stores new URLs in uci reterm.latency (staged) and shows the daemon\'s refusal', async () => {
 		const p = await page({ start: () => ({ error: 'invalid_argument', message: "argument 'download_url' must be an http:// URL" }) });
 		setField(p, 'download_url', 'http://speed.example.net/big');
 		setField(p, 'upload_url', 'http://speed.example.net/up');
 		setField(p, 'streams', '8');
 		await p.q('.reterm-ov-start').click();
-		expect(p.h.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({
+		expect(p.h.rpc.callsTo('reterm.latency', 'test_start')[0].params).toEqual({
 			download_url: 'http://speed.example.net/big', upload_url: 'http://speed.example.net/up', streams: 8 });
 		expect(p.h.uci.stagedChanges().reterm).toEqual([
-			['set', 'monitor', 'streams', '8'],
-			['set', 'monitor', 'download_url', 'http://speed.example.net/big'],
-			['set', 'monitor', 'upload_url', 'http://speed.example.net/up']]);
+			['set', 'latency', 'streams', '8'],
+			['set', 'latency', 'download_url', 'http://speed.example.net/big'],
+			['set', 'latency', 'upload_url', 'http://speed.example.net/up']]);
 		expect(p.text('.reterm-ov-test-msg')).toBe("The router refused the test settings: argument 'download_url' must be an http:// URL");
 		expect(p.q('.reterm-ov-start').disabled).toBe(false);
 	});
 
-	it('start while retermd is down: how to start it', async () => {
-		const p = await page({ start: () => NOT_RUNNING, monitor: { download_url: DL, upload_url: UL } });
+	it('start while reterm-latencyd is down: how to start it', async () => {
+		const p = await page({ start: NOT_RUNNING, latency: { download_url: DL, upload_url: UL } });
 		await p.q('.reterm-ov-start').click();
-		expect(p.text('.reterm-ov-test-msg')).toMatch(/retermd\) is not running\. Start it on the router with "\/etc\/init\.d\/retermd start"/);
+		expect(p.text('.reterm-ov-test-msg')).toMatch(/reterm-latencyd\) is not running\. Start it on the router with "\/etc\/init\.d\/reterm-latencyd start"/);
 		expect(p.h.poll.queue).toHaveLength(1);
 	});
 
 	it('too soon after the last test: says how long to wait', async () => {
 		const p = await page({ start: () => ({ error: 'too_soon', wait_s: 17, message: 'the last test ended 13 s ago' }),
-			monitor: { download_url: DL, upload_url: UL } });
+			latency: { download_url: DL, upload_url: UL } });
 		await p.q('.reterm-ov-start').click();
 		expect(p.text('.reterm-ov-test-msg')).toBe('The last test ended only a moment ago: wait 17 s and start again.');
 		expect(p.q('.reterm-ov-start').disabled).toBe(false);
@@ -305,7 +307,7 @@ describe('guided test', () => {
 		let status = fx.test.running[1];
 		const p = await page({ status: () => status });
 		status = 6;
-		p.h.rpc.handle('reterm', 'test_status', () => p.h.rpc.status(6));
+		p.h.rpc.handle('reterm.latency', 'test_status', () => p.h.rpc.status(6));
 		await p.h.poll.tick();
 		expect(p.text('.reterm-ov-test-msg')).toMatch(/reterm API is not available \(ubus status 6\)/);
 		expect(p.q('.reterm-ov-start').disabled).toBe(false);
@@ -315,7 +317,7 @@ describe('guided test', () => {
 	it('a test already running: follows it', async () => {
 		let status = fx.test.running[2];
 		const p = await page({ status: () => status, start: () => ({ error: 'busy', message: 'a test is already running' }),
-			monitor: { download_url: DL, upload_url: UL } });
+			latency: { download_url: DL, upload_url: UL } });
 		/* found running on load */
 		expect(p.q('.reterm-ov-start').disabled).toBe(true);
 		expect(p.text('.reterm-run-progress-text')).toMatch(/^Upload load · 21 s of 44 s/);
@@ -335,7 +337,7 @@ describe('guided test', () => {
 		const p = await page({ status: () => status, stop: () => { status = stopped; return stopped; } });
 		expect(p.q('.reterm-ov-stop').disabled).toBe(false);
 		await p.q('.reterm-ov-stop').click();
-		expect(p.h.rpc.callsTo('reterm', 'test_stop')).toHaveLength(1);
+		expect(p.h.rpc.callsTo('reterm.latency', 'test_stop')).toHaveLength(1);
 		expect(p.text('.reterm-run-progress-text')).toBe('Stopped');
 		expect(p.text('.reterm-ov-result')).toMatch(/Stopped after 12\.5 s: phases that did not run have no numbers/);
 		expect(p.h.poll.queue.map(e => e.interval)).toEqual([2]);
@@ -357,11 +359,11 @@ describe('guided test', () => {
 });
 
 describe('test settings form', () => {
-	it('is LuCI\'s form on uci reterm.monitor: streams, and under Advanced the endpoint and custom URLs', async () => {
-		const p = await page({ monitor: { download_url: DL, upload_url: UL, streams: '8' } });
+	it('is LuCI\'s form on uci reterm.latency: streams, and under Advanced the endpoint and custom URLs', async () => {
+		const p = await page({ latency: { download_url: DL, upload_url: UL, streams: '8' } });
 		const d = p.h.form.describe(p.h.form.maps[0]);
 		expect(d.config).toBe('reterm');
-		expect(d.sections).toMatchObject([{ kind: 'NamedSection', type: 'monitor', section: 'monitor' }]);
+		expect(d.sections).toMatchObject([{ kind: 'NamedSection', type: 'latency', section: 'latency' }]);
 		expect(d.sections[0].options.map(o => [o.name, o.kind, o.placeholder, o.hasValidate])).toEqual([
 			['streams', 'Value', '4', true],
 			['endpoint', 'ListValue', null, false],
@@ -373,18 +375,18 @@ describe('test settings form', () => {
 	});
 
 	it('Save & Apply writes what the form shows and applies with rollback', async () => {
-		const p = await page({ monitor: { download_url: DL, upload_url: UL, streams: '8' } });
+		const p = await page({ latency: { download_url: DL, upload_url: UL, streams: '8' } });
 		setField(p, 'download_url', 'http://speed.example.net/big');
 		setField(p, 'streams', '');
 		await p.q('.cbi-page-actions .cbi-button-apply').click();
 		expect(p.h.uci.stagedChanges()).toEqual({ reterm: [
-			['remove', 'monitor', 'streams'],
-			['set', 'monitor', 'download_url', 'http://speed.example.net/big']] });
+			['remove', 'latency', 'streams'],
+			['set', 'latency', 'download_url', 'http://speed.example.net/big']] });
 		expect(p.h.ui.applied).toEqual([{ checked: true }]);
 	});
 
 	it('an invalid value is marked as LuCI marks it and not saved', async () => {
-		const p = await page({ monitor: { download_url: DL, upload_url: UL } });
+		const p = await page({ latency: { download_url: DL, upload_url: UL } });
 		setField(p, 'upload_url', 'http://192.0.2.10/a b');
 		field(p, 'upload_url').dispatchEvent({ type: 'blur' });
 		expect(field(p, 'upload_url').classList.contains('cbi-input-invalid')).toBe(true);
@@ -407,15 +409,15 @@ describe('test settings form', () => {
 		expect(field(p, 'upload_url').getAttribute('data-tooltip')).toBeNull();
 	});
 
-	it('an old config without the monitor section: the form creates it', async () => {
+	it('an old config without the latency section: the form creates it', async () => {
 		const h = createHarness();
 		router(h);
 		h.uci.seed('reterm', { main: { '.type': 'reterm', enabled: '1' } });
 		const v = await h.require('view.reterm.overview');
 		await h.rendered(v);
-		h.form.setValue(h.form.maps[0], 'monitor', 'download_url', DL);
+		h.form.setValue(h.form.maps[0], 'latency', 'download_url', DL);
 		await v.handleSave();
-		expect(h.uci.stagedChanges().reterm).toEqual([['add', 'monitor', 'monitor'], ['set', 'monitor', 'download_url', DL]]);
+		expect(h.uci.stagedChanges().reterm).toEqual([['add', 'latency', 'latency'], ['set', 'latency', 'download_url', DL]]);
 	});
 
 	it('settings that cannot be staged: says so and starts nothing', async () => {
@@ -425,7 +427,7 @@ describe('test settings form', () => {
 		p.h.uci.save = () => Promise.reject(new Error('RPC call to uci/set failed with ubus code 6: Permission denied'));
 		await p.q('.reterm-ov-start').click();
 		expect(p.text('.reterm-ov-test-msg')).toBe('The test settings could not be saved: RPC call to uci/set failed with ubus code 6: Permission denied');
-		expect(p.h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
+		expect(p.h.rpc.callsTo('reterm.latency', 'test_start')).toHaveLength(0);
 		expect(p.q('.reterm-ov-start').disabled).toBe(false);
 	});
 });
@@ -454,7 +456,7 @@ describe('before / after', () => {
 		/* newest first */
 		expect(q('#reterm-compare-before').querySelectorAll('option')[0].getAttribute('value')).toBe(SHAPED);
 
-		const byIdCalls = h.rpc.callsTo('reterm', 'results').filter(c => c.params.id).map(c => c.params.id);
+		const byIdCalls = h.rpc.callsTo('reterm.latency', 'results').filter(c => c.params.id).map(c => c.params.id);
 		/* SHAPED came with the page (newest), UNSHAPED was fetched */
 		expect(byIdCalls).toEqual([SHAPED, UNSHAPED]);
 
@@ -483,7 +485,7 @@ describe('before / after', () => {
 		sel.value = UNSHAPED;
 		sel.dispatchEvent({ type: 'change', bubbles: true });
 		await Promise.all(sel.lastDispatch);
-		const ids = p.h.rpc.callsTo('reterm', 'results').filter(c => c.params.id).map(c => c.params.id);
+		const ids = p.h.rpc.callsTo('reterm.latency', 'results').filter(c => c.params.id).map(c => c.params.id);
 		expect(ids).toEqual([SHAPED, UNSHAPED, SLOW]);
 	});
 

@@ -460,9 +460,9 @@ describe('nothing a shell would act on reaches sqm', () => {
 		}
 	});
 
-	it('every value it stores for a new or edited queue is in the grammar (reterm.shaping sqmValueError agrees)', async () => {
+	it('every value it stores for a new or edited queue is in the grammar (reterm.shaping.sqm sqmValueError agrees)', async () => {
 		const { h, v, map, sid } = await page();
-		const shaping = await h.require('reterm.shaping');
+		const shaping = await h.require('reterm.shaping.sqm');
 		h.form.setValue(map, sid, 'enabled', '1');
 		h.form.setValue(map, sid, 'download', '18.5');
 		h.form.setValue(map, sid, 'upload', '1.25');
@@ -481,7 +481,7 @@ describe('nothing a shell would act on reaches sqm', () => {
 
 	it('sqmValueError refuses what the state file would run, and options the page never writes', async () => {
 		const h = createHarness();
-		const shaping = await h.require('reterm.shaping');
+		const shaping = await h.require('reterm.shaping.sqm');
 		for (const [k, val] of [['interface', 'eth1;reboot'], ['interface', 'a"b'], ['download', '18;reboot'], ['download', '-1'],
 			['download', '100000001'], ['upload', '1e3'], ['enabled', 'yes'], ['qdisc', 'cake;reboot'], ['qdisc', 'fq_codel'],
 			['script', '../../../tmp/x.qos'], ['script', 'simple.qos'], ['linklayer', 'atm'], ['qdisc_advanced', '$(reboot)'],

@@ -7,8 +7,8 @@ let tp, cake;
 
 beforeAll(async () => {
 	const h = createHarness();
-	tp = await h.require('reterm.tcpreview');
-	cake = await h.require('reterm.cake');
+	tp = await h.require('reterm.shaping.preview');
+	cake = await h.require('reterm.shaping.cake');
 });
 
 const REDIRECT = 'tc filter add dev %d parent ffff: protocol all prio 10 u32 match u32 0 0 flowid 1:1 action mirred egress redirect dev %i';
@@ -188,7 +188,7 @@ describe('commands', () => {
 		expect(tp.commands({ interface: 'eth1' }, { sqm: '0.9' }).errors).toEqual(['Unknown sqm-scripts version']);
 	});
 
-	it('builds the preview from reterm.cake output', () => {
+	it('builds the preview from reterm.shaping.cake output', () => {
 		const b = cake.build(cake.defaults());
 		const r = tp.commands(Object.assign({ interface: 'eth1', download: '18000', upload: '18000', script: 'piece_of_cake.qos' }, b));
 		expect(r.commands).toEqual(FIXTURES[Object.keys(FIXTURES)[0]].commands);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHarness, REPO_ROOT } from './harness/loader.js';
 
-/* recorded retermd replies, see fixtures/make-overview.uc */
+/* recorded reterm-latencyd replies, see fixtures/make-overview.uc */
 const fx = JSON.parse(readFileSync(join(REPO_ROOT, 'tests/js/fixtures/overview.json'), 'utf8'));
 const DL = 'http://192.0.2.10/bytes/1000000000', UL = 'http://192.0.2.10/upload';
 
@@ -11,7 +11,7 @@ let h, run;
 
 beforeEach(async () => {
 	h = createHarness();
-	run = await h.require('reterm.testrun');
+	run = await h.require('reterm.guided');
 });
 
 describe('settle and error', () => {
@@ -36,6 +36,12 @@ describe('settle and error', () => {
 		expect(e).toMatchObject({ error: 'rpc', message: 'XHR request timed out', text: 'The router did not answer: XHR request timed out' });
 	});
 
+	it('an object nobody publishes (uhttpd: -32000 Object not found) is no_daemon: reterm-latencyd does not run', async () => {
+		const e = await run.settle(Promise.reject(new Error('RPC call to reterm.latency/samples failed with error -32000: Object not found')));
+		expect(e).toMatchObject({ error: 'no_daemon' });
+		expect(e.text).toMatch(/\/etc\/init\.d\/reterm-latencyd start/);
+	});
+
 	it('refuses a reply that is not an object', async () => {
 		for (const v of [null, undefined, 'x', true])
 			expect(await run.settle(Promise.resolve(v))).toMatchObject({ error: 'invalid', text: 'The router sent an answer that is not understood.' });
@@ -44,8 +50,8 @@ describe('settle and error', () => {
 	it.each([
 		[{ error: 'busy', message: 'a test is already running' }, /A test is already running/],
 		[{ error: 'target_refused', message: 'x' }, /must be public Internet addresses on port 80, 443 or 8080/],
-		[{ error: 'not_running', message: 'x' }, /\/etc\/init\.d\/retermd start/],
-		[{ error: 'internal', message: 'retermd did not answer test_start in time' }, /^The router could not run the test: retermd did not answer test_start in time$/],
+		[{ error: 'no_daemon', message: 'x' }, /\/etc\/init\.d\/reterm-latencyd start/],
+		[{ error: 'internal', message: 'reterm-latencyd did not answer test_start in time' }, /^The router could not run the test: reterm-latencyd did not answer test_start in time$/],
 		[{ error: 'invalid_argument', message: "argument 'streams' must be a number" }, /^The router refused the test settings: argument 'streams' must be a number$/],
 		[{ error: 'pause_failed', message: 'sqm-scripts\' run.sh is missing' }, /^Shaping could not be paused for the test, so the test did not start: sqm-scripts' run\.sh is missing$/],
 		[{ error: 'not_found', message: 'no result with id "x"' }, /^no result with id "x"$/]
@@ -67,7 +73,7 @@ describe('settle and error', () => {
 
 describe('errorText', () => {
 	it('explains each error with a way forward', () => {
-		expect(run.errorText({ error: 'not_running' })).toMatch(/\/etc\/init\.d\/retermd start/);
+		expect(run.errorText({ error: 'no_daemon' })).toMatch(/\/etc\/init\.d\/reterm-latencyd start/);
 		expect(run.errorText({ error: 'busy' })).toMatch(/already running/);
 		expect(run.errorText({ error: 'invalid_argument', message: "argument 'streams' must be an integer 1-16" }))
 			.toBe("The router refused the test settings: argument 'streams' must be an integer 1-16");
@@ -81,26 +87,26 @@ describe('errorText', () => {
 
 describe('start', () => {
 	it('sends the checked arguments; pause_shaping only when asked', async () => {
-		h.rpc.handle('reterm', 'test_start', () => fx.test.start);
+		h.rpc.handle('reterm.latency', 'test_start', () => fx.test.start);
 		expect(await run.start({ download_url: ` ${DL} `, upload_url: UL, streams: '8' })).toEqual(fx.test.start);
 		await run.start({ download_url: DL, upload_url: UL, pause_shaping: true });
-		expect(h.rpc.callsTo('reterm', 'test_start').map(c => c.params)).toEqual([
+		expect(h.rpc.callsTo('reterm.latency', 'test_start').map(c => c.params)).toEqual([
 			{ download_url: DL, upload_url: UL, streams: 8 },
 			{ download_url: DL, upload_url: UL, streams: 4, pause_shaping: true }]);
 	});
 
 	it('passes the paused queues on', async () => {
-		h.rpc.handle('reterm', 'test_start', () => ({ ...fx.test.start, paused: ['eth1'] }));
+		h.rpc.handle('reterm.latency', 'test_start', () => ({ ...fx.test.start, paused: ['eth1'] }));
 		expect((await run.start({ download_url: DL, upload_url: UL, pause_shaping: true })).paused).toEqual(['eth1']);
 	});
 
 	it('no URL: the built-in endpoints (an endpoint to try first is passed on); URLs: no endpoint', async () => {
-		h.rpc.handle('reterm', 'test_start', () => ({ ...fx.test.start, endpoint: { id: 'cloudflare', name: 'Cloudflare speed test' }, tried: [] }));
+		h.rpc.handle('reterm.latency', 'test_start', () => ({ ...fx.test.start, endpoint: { id: 'cloudflare', name: 'Cloudflare speed test' }, tried: [] }));
 		await run.start({});
 		await run.start(null);
 		await run.start({ endpoint: 'tele2', download_url: ' ', upload_url: '' });
 		await run.start({ endpoint: 'tele2', download_url: 'https://speed.example.net/dl', upload_url: UL });
-		expect(h.rpc.callsTo('reterm', 'test_start').map(c => c.params)).toEqual([
+		expect(h.rpc.callsTo('reterm.latency', 'test_start').map(c => c.params)).toEqual([
 			{ streams: 4 }, { streams: 4 }, { endpoint: 'tele2', streams: 4 },
 			{ download_url: 'https://speed.example.net/dl', upload_url: UL, streams: 4 }]);
 	});
@@ -112,7 +118,7 @@ describe('start', () => {
 	});
 
 	it.each([ 'dns_failed', 'unreachable', 'tls_failed', 'throttled', 'no_endpoint' ])('gives %s the router\'s reason and the way forward', async (code) => {
-		h.rpc.handle('reterm', 'test_start', () => ({ error: code, message: 'Cloudflare speed test: it failed' }));
+		h.rpc.handle('reterm.latency', 'test_start', () => ({ error: code, message: 'Cloudflare speed test: it failed' }));
 		const e = await run.start({});
 		expect(e.error).toBe(code);
 		expect(e.text).toBe('The test could not start: Cloudflare speed test: it failed. Retry, or choose another endpoint or your own test server under "Advanced".');
@@ -129,21 +135,21 @@ describe('start', () => {
 		const e = await run.start(args);
 		expect(e).toMatchObject({ error: 'invalid_argument', field });
 		expect(e.text).toMatch(text);
-		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
+		expect(h.rpc.callsTo('reterm.latency', 'test_start')).toHaveLength(0);
 	});
 
 	it('gives the router\'s refusal as an error', async () => {
-		h.rpc.handle('reterm', 'test_start', () => ({ error: 'pause_failed', message: 'shaping is already paused for a test' }));
+		h.rpc.handle('reterm.latency', 'test_start', () => ({ error: 'pause_failed', message: 'shaping is already paused for a test' }));
 		const e = await run.start({ download_url: DL, upload_url: UL, pause_shaping: true });
 		expect(e.error).toBe('pause_failed');
 		expect(e.text).toMatch(/shaping is already paused for a test$/);
 	});
 
 	it('status and stop settle too', async () => {
-		h.rpc.handle('reterm', 'test_status', () => h.rpc.status(4));
-		h.rpc.handle('reterm', 'test_stop', () => ({ error: 'not_running', message: 'no test is running' }));
+		h.rpc.handle('reterm.latency', 'test_status', () => h.rpc.status(4));
+		h.rpc.handle('reterm.latency', 'test_stop', () => ({ error: 'no_test', message: 'no test is running' }));
 		expect(await run.status()).toMatchObject({ error: 'ubus', status: 4 });
-		expect(await run.stop()).toMatchObject({ error: 'not_running' });
+		expect(await run.stop()).toMatchObject({ error: 'no_test' });
 	});
 });
 
@@ -164,9 +170,9 @@ describe('snapshot and texts', () => {
 	});
 
 	it('a failed status is an error snapshot', () => {
-		const s = run.snapshot({ error: 'not_running', message: 'x' });
-		expect(s).toMatchObject({ state: 'error', running: false, error: { error: 'not_running' } });
-		expect(s.label).toMatch(/retermd\) is not running/);
+		const s = run.snapshot({ error: 'no_daemon', message: 'x' });
+		expect(s).toMatchObject({ state: 'error', running: false, error: { error: 'no_daemon' } });
+		expect(s.label).toMatch(/reterm-latencyd\) is not running/);
 	});
 
 	it('says what the shaping pause does', () => {
@@ -214,7 +220,7 @@ describe('follower', () => {
 	it('polls while the test runs, then stops by itself', async () => {
 		const seen = [];
 		let st = fx.test.running[0];
-		h.rpc.handle('reterm', 'test_status', () => st);
+		h.rpc.handle('reterm.latency', 'test_status', () => st);
 		const f = run.follower(s => { seen.push(s.state); });
 		f.start();
 		expect(h.poll.queue.map(e => e.interval)).toEqual([1]);
@@ -228,7 +234,7 @@ describe('follower', () => {
 
 	it('stops on a failed status and hands the error on', async () => {
 		let got;
-		h.rpc.handle('reterm', 'test_status', () => { throw new Error('HTTP 502'); });
+		h.rpc.handle('reterm.latency', 'test_status', () => { throw new Error('HTTP 502'); });
 		const f = run.follower(s => { got = s; });
 		f.start();
 		await h.poll.tick();
@@ -237,7 +243,7 @@ describe('follower', () => {
 	});
 
 	it('rests while the page is hidden and resumes where it was', async () => {
-		h.rpc.handle('reterm', 'test_status', () => fx.test.running[1]);
+		h.rpc.handle('reterm.latency', 'test_status', () => fx.test.running[1]);
 		const f = run.follower(() => {}, 2);
 		f.setVisible(false);
 		f.start();

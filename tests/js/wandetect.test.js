@@ -1,11 +1,11 @@
 import { describe, it, expect } from 'vitest';
 import { createHarness } from './harness/loader.js';
 
-/* reterm.wandetect: which devices are the WAN and the LAN (wan_info) */
+/* reterm.shaping.wan: which devices are the WAN and the LAN (wan_info) */
 
-describe('reterm.wandetect wanInfo: the wan_info reply as the views use it', () => {
+describe('reterm.shaping.wan wanInfo: the wan_info reply as the views use it', () => {
 	it('orders WAN candidates (default route, then the wan zone), keeps LAN nets, checks every name', async () => {
-		const wd = await createHarness().require('reterm.wandetect');
+		const wd = await createHarness().require('reterm.shaping.wan');
 		const r = wd.wanInfo({
 			interfaces: [
 				{ name: 'lan', proto: 'static', device: 'br-lan', l3device: 'br-lan', default_route: false, speed: null, zone: 'lan' },
@@ -28,7 +28,7 @@ describe('reterm.wandetect wanInfo: the wan_info reply as the views use it', () 
 	});
 
 	it('answers empty lists for an error reply or nothing', async () => {
-		const wd = await createHarness().require('reterm.wandetect');
+		const wd = await createHarness().require('reterm.shaping.wan');
 		for (const bad of [null, undefined, 6, 'x', { error: 'internal', message: 'x' }, { interfaces: 'x', bridges: [] }])
 			expect(wd.wanInfo(bad)).toEqual({ wan: [], lan: [], bridges: {}, offload: false, offloadHw: false });
 		expect(wd.wanInfo({ offload: false, offload_hw: true }).offloadHw).toBe(false);

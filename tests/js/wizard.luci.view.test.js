@@ -6,7 +6,7 @@ import { samples, BEFORE, AFTER, setup, flush, open, measure, memoryStorage, SHA
 describe('issue 12: the wizard on real LuCI', () => {
 	afterEach(() => vi.restoreAllMocks());
 
-	const NO_URLS = { monitor: { '.type': 'monitor' } };
+	const NO_URLS = { latency: { '.type': 'latency' } };
 	const type = (p, sel, value) => { p.$(sel).value = value; p.$(sel).dispatchEvent({ type: 'input' }); };
 
 	it('the URLs typed in step 2 survive a page reload', async () => {
@@ -23,7 +23,7 @@ describe('issue 12: the wizard on real LuCI', () => {
 		expect(p2.step()).toBe('2. Measure');
 		expect([p2.$('#reterm-wizard-dl').value, p2.$('#reterm-wizard-ul').value]).toEqual(['http://198.51.100.7/big', 'http://198.51.100.7/up']);
 		await measure(h2, p2, BEFORE);
-		expect(h2.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({ download_url: 'http://198.51.100.7/big', upload_url: 'http://198.51.100.7/up', streams: 4, pause_shaping: true });
+		expect(h2.rpc.callsTo('reterm.latency', 'test_start')[0].params).toEqual({ download_url: 'http://198.51.100.7/big', upload_url: 'http://198.51.100.7/up', streams: 4, pause_shaping: true });
 	});
 
 	it('the check after applying starts only once the router reports the new rates', async () => {
@@ -123,7 +123,7 @@ describe('issue: the wizard on real LuCI (luci_checks findings)', () => {
 
 	const FAILED = { v: 1, id: 'b1', error: 'no_idle_rtt', phases: [], samples: [] };
 	const stateAt = async (before, after, proposal = { device: 'eth1', download: 18000, upload: 900, rtt: 'internet', overhead: 'ethernet' }) => {
-		const w = await createHarness().require('reterm.wizard');
+		const w = await createHarness().require('reterm.wizard.state');
 		let s = w.go(w.create({ sqm: null, retermEnabled: '0' }), 'measure');
 		s = w.record(s, { type: 'measured', result: before });
 		s = w.record(s, { type: 'proposed', proposal });
@@ -218,13 +218,13 @@ describe('issue: the wizard on real LuCI (luci_checks findings)', () => {
 		expect(p.text()).toMatch(/starts by itself in 2 seconds/);
 		now += 2000;
 		await h.poll.tick();
-		expect(h.rpc.callsTo('reterm', 'test_start')).toHaveLength(2);
+		expect(h.rpc.callsTo('reterm.latency', 'test_start')).toHaveLength(2);
 		await h.poll.tick();
 		expect(p.text('.reterm-run-progress-text')).toMatch(/Download load/);
-		expect(h.rpc.callsTo('reterm', 'test_start')[1].params.pause_shaping).toBe(true);
+		expect(h.rpc.callsTo('reterm.latency', 'test_start')[1].params.pause_shaping).toBe(true);
 	});
 
-	it('4: target_refused reads as reterm.testrun\'s translated text', async () => {
+	it('4: target_refused reads as reterm.guided\'s translated text', async () => {
 		const h = setup({ start: { error: 'target_refused', message: 'the test server is not allowed: …' } });
 		const p = await open(h);
 		await p.$('.reterm-wizard-next').click();

@@ -12,7 +12,7 @@ describe('measuring with shaping off: the router pauses it (issue 13 item 9)', (
 		expect(p.text()).toMatch(/the router pauses it for the test and turns it back on by itself .* also when this page is closed/);
 		h.replies.push({ state: 'running', phase: 'download', progress: 0.25, rtt: 260 }, { state: 'done', result: BEFORE, pause: pauseAt('restoring') });
 		await p.$('.reterm-wizard-start').click();
-		expect(h.rpc.callsTo('reterm', 'test_start').map(c => c.params)).toEqual([
+		expect(h.rpc.callsTo('reterm.latency', 'test_start').map(c => c.params)).toEqual([
 			{ download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload', streams: 4, pause_shaping: true }]);
 		expect(stored(storage).test).toEqual({ kind: 'before', id: 'b1', paused: ['eth1'] });
 		expect(p.text('.reterm-wizard-pause')).toMatch(/Shaping is paused on eth1 for this test.*also when this page is closed/);
@@ -42,7 +42,7 @@ describe('measuring with shaping off: the router pauses it (issue 13 item 9)', (
 		expect(p.$('.reterm-wizard-asis')).toBeNull();
 		h.replies.push({ state: 'done', result: BEFORE });
 		await p.$('.reterm-wizard-start').click();
-		expect(h.rpc.callsTo('reterm', 'test_start')[0].params.pause_shaping).toBe(true);
+		expect(h.rpc.callsTo('reterm.latency', 'test_start')[0].params.pause_shaping).toBe(true);
 		await h.poll.tick();
 		expect([p.text('.reterm-wizard-pause'), h.poll.queue.length]).toEqual(['', 0]);
 		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
@@ -59,7 +59,7 @@ describe('measuring with shaping off: the router pauses it (issue 13 item 9)', (
 		expect([h.poll.queue.length, h.ui.applied.length, p.$('.reterm-wizard-retry') != null]).toEqual([0, 0, true]);
 		h.replies.push({ state: 'done', result: Object.assign({}, BEFORE, { id: 'b2' }) });
 		await p.$('.reterm-wizard-ways .reterm-wizard-asis').click();
-		expect(h.rpc.callsTo('reterm', 'test_start')[1].params.pause_shaping).toBeUndefined();
+		expect(h.rpc.callsTo('reterm.latency', 'test_start')[1].params.pause_shaping).toBeUndefined();
 		await h.poll.tick();
 		await p.$('.reterm-wizard-next').click();
 		expect(p.text()).toMatch(/Measured with shaping on/);
@@ -83,7 +83,7 @@ describe('measuring with shaping off: the router pauses it (issue 13 item 9)', (
 		await h.poll.tick();
 		h.router.pause = pauseAt('restoring');
 		await p.$('.reterm-wizard-stop').click();
-		expect(h.rpc.callsTo('reterm', 'test_stop')).toHaveLength(1);
+		expect(h.rpc.callsTo('reterm.latency', 'test_stop')).toHaveLength(1);
 		expect(p.text('.reterm-wizard-pause')).toMatch(/turning shaping on eth1 back on/);
 		h.router.pause = pauseAt('restored');
 		await h.poll.tick();
@@ -110,7 +110,7 @@ describe('measuring with shaping off: the router pauses it (issue 13 item 9)', (
 		await p.$('.reterm-wizard-start').click();
 		await h.poll.tick();
 		await p.$('.reterm-wizard-cancel').click();
-		expect(h.rpc.callsTo('reterm', 'test_stop')).toHaveLength(1);
+		expect(h.rpc.callsTo('reterm.latency', 'test_stop')).toHaveLength(1);
 		expect([h.poll.queue.length, h.ui.applied.length, h.uci.stagedChanges()]).toEqual([0, 0, {}]);
 		expect(h.ui.notifications.map(n => n.text).join()).toMatch(/nothing was changed/);
 	});
@@ -129,7 +129,7 @@ describe('measuring with shaping off: the router pauses it (issue 13 item 9)', (
 		const p2 = await open(h2);
 		await flush();
 		expect(p2.step()).toBe('2. Measure');
-		expect(h2.rpc.callsTo('reterm', 'test_start')).toHaveLength(0);
+		expect(h2.rpc.callsTo('reterm.latency', 'test_start')).toHaveLength(0);
 		expect(p2.text('.reterm-wizard-test')).toMatch(/Upload load/);
 		expect(p2.text('.reterm-wizard-pause')).toMatch(/Shaping is paused on eth1/);
 		await h2.poll.tick(2);
@@ -218,7 +218,7 @@ describe('server RTTs', () => {
 
 describe('cancel after the devices step', () => {
 	it('removes the sections the wizard added and restores the ones it switched on', async () => {
-		const w = await createHarness().require('reterm.wizard');
+		const w = await createHarness().require('reterm.wizard.state');
 		const s = w.go(w.record(w.go(w.create({ sqm: null, retermEnabled: '0' }), 'measure'), { type: 'skipApply' }), 'devices');
 		const h = setup({ storage: memoryStorage({ 'reterm-wizard': JSON.stringify(s) }),
 			reterm: { keep: { '.type': 'device', name: 'pc', mac: '02:00:00:00:00:0c', enabled: '1' },

@@ -3,7 +3,7 @@ import { createHarness } from './harness/loader.js';
 import { RESULT } from './fixtures/wizard-result.js';
 
 let w;
-beforeAll(async () => { w = await createHarness().require('reterm.wizard'); });
+beforeAll(async () => { w = await createHarness().require('reterm.wizard.state'); });
 
 describe('state machine', () => {
 	const SNAP = { sqm: { sid: 'q', values: { '.type': 'queue', enabled: '0', interface: 'eth1' } }, retermEnabled: '0' };

@@ -4,7 +4,7 @@
 import { expect } from 'vitest';
 import { createHarness } from './harness/loader.js';
 
-/* recorded replies (shapes of reterm.monitor.test / api.uc) */
+/* recorded replies (shapes of reterm.latency.test / api.uc) */
 const PHASES = [['idle', 0, 5], ['download', 5, 15], ['idle', 15, 17], ['upload', 17, 27], ['idle', 27, 29], ['both', 29, 39], ['cooldown', 39, 44]]
 	.map(([name, start, end]) => ({ name, start, end, mean: name === 'idle' ? 0.5 : 40, p95: 60, peak: 80, loss: 0 }));
 const samples = bloat => Array.from({ length: 440 }, (_, i) => [i * 100, 14 + ((i > 50 && i < 390) ? bloat : 0)]);
@@ -35,17 +35,17 @@ function setup(opts = {}) {
 	], bridges: { 'br-lan': ['lan1'] }, offload: !!opts.offload, offload_hw: !!opts.offload });
 	h.uci.seed('reterm', Object.assign({
 		main: { '.type': 'reterm', enabled: '0' },
-		monitor: { '.type': 'monitor', download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload' }
+		latency: { '.type': 'latency', download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload' }
 	}, opts.reterm));
 	h.fs.files['/usr/lib/sqm/defaults.sh'] = '';
 	h.rpc.handle('reterm', 'hosts', { hosts: HOSTS });
-	/* retermd's status: shaper/cake from the sqm config as applied, read
+	/* reterm-latencyd's status: shaper/cake from the sqm config as applied, read
 	 * again `lag` polls after a change (the real one reloads on a procd
 	 * trigger); `was` = sqm queue values it still reports at first */
 	h.monitor = { lag: opts.lag || 0, shown: opts.was ? shapingOf([opts.was]) : null, behind: 0 };
-	h.rpc.handle('reterm', 'monitor_status', () => {
+	h.rpc.handle('reterm.latency', 'status', () => {
 		if (opts.monitorDown)
-			return { error: 'not_running', message: 'the latency monitor (retermd) is not running' };
+			return { error: 'not_running', message: 'the latency monitor (reterm-latencyd) is not running' };
 		const m = h.monitor, now = shapingOf(Object.values(h.uci.dump('sqm') || {}));
 		if (m.shown && JSON.stringify(now) !== JSON.stringify(m.shown) && m.behind++ < m.lag)
 			return Object.assign({ state: 'awake' }, m.shown);
@@ -53,13 +53,13 @@ function setup(opts = {}) {
 		m.behind = 0;
 		return Object.assign({ state: 'awake', pause: h.router.pause }, now);
 	});
-	/* retermd's guided test and its shaping pause (reterm.monitor.pause):
+	/* reterm-latencyd's guided test and its shaping pause (reterm.latency.test.pause):
 	 * pause_shaping pauses the enabled queue's device; h.replies are the
 	 * test_status replies in turn (the last one stays), with the pause
 	 * record of h.router.pause unless a reply has its own; test ids
 	 * h.router.ids in turn (BEFORE's, then AFTER's) */
 	h.router = { pause: opts.pause || null, ids: ['b1', 'a1'] };
-	h.rpc.handle('reterm', 'test_start', opts.start || (p => {
+	h.rpc.handle('reterm.latency', 'test_start', opts.start || (p => {
 		const r = { started: true, id: h.router.ids.length > 1 ? h.router.ids.shift() : h.router.ids[0], total: 44 };
 		if (p.pause_shaping) {
 			r.paused = Object.values(h.uci.dump('sqm') || {}).filter(q => q.enabled === '1').map(q => q.interface);
@@ -67,17 +67,17 @@ function setup(opts = {}) {
 		}
 		return r;
 	}));
-	h.rpc.handle('reterm', 'test_stop', () => ({ state: 'stopped', pause: h.router.pause }));
+	h.rpc.handle('reterm.latency', 'test_stop', () => ({ state: 'stopped', pause: h.router.pause }));
 	h.rpc.handle('reterm', 'server_rtts', opts.servers || { rtts: [], source: 'ss' });
 	h.replies = [];
-	h.rpc.handle('reterm', 'test_status', () => opts.monitorDown ? { error: 'not_running', message: 'the latency monitor (retermd) is not running' }
+	h.rpc.handle('reterm.latency', 'test_status', () => opts.monitorDown ? { error: 'not_running', message: 'the latency monitor (reterm-latencyd) is not running' }
 		: Object.assign({ state: 'idle', pause: h.router.pause }, h.replies.length > 1 ? h.replies.shift() : h.replies[0]));
 	if (opts.storage)
 		h.window.sessionStorage = opts.storage;
 	return h;
 }
 
-/* what retermd reports for these sqm queues: the first enabled one */
+/* what reterm-latencyd reports for these sqm queues: the first enabled one */
 function shapingOf(queues) {
 	const q = queues.find(s => s && s['.type'] === 'queue' && s.enabled === '1');
 	if (!q)

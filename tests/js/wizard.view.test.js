@@ -31,7 +31,7 @@ describe('the whole flow', () => {
 		expect(p.$('.reterm-wizard-next')).toBeNull();
 
 		await measure(h, p, BEFORE);
-		expect(h.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({ download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload', streams: 4, pause_shaping: true });
+		expect(h.rpc.callsTo('reterm.latency', 'test_start')[0].params).toEqual({ download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload', streams: 4, pause_shaping: true });
 		expect(p.text('.reterm-wizard-grade')).toMatch(/Grade D/);
 		expect(p.$('.reterm-wizard-result svg')).not.toBeNull();
 		expect(JSON.parse(storage.data['reterm-wizard']).before.id).toBe('b1');
@@ -107,7 +107,7 @@ describe('the whole flow', () => {
 	});
 
 	it('resumes a stored state and rebuilds a PPPoE proposal', async () => {
-		const w = await createHarness().require('reterm.wizard');
+		const w = await createHarness().require('reterm.wizard.state');
 		let s = w.create({ sqm: null, retermEnabled: '0' });
 		s = w.go(w.record(w.go(s, 'measure'), { type: 'measured', result: BEFORE }), 'propose');
 		const h = setup({ proto: 'pppoe', storage: memoryStorage({ 'reterm-wizard': JSON.stringify(s) }) });
@@ -121,7 +121,7 @@ describe('the whole flow', () => {
 
 describe('no server of your own (issue 14)', () => {
 	it('nothing set: one click measures against the router\'s endpoints, the URLs wait under Advanced', async () => {
-		const h = setup({ reterm: { monitor: { '.type': 'monitor' } } });
+		const h = setup({ reterm: { latency: { '.type': 'latency' } } });
 		const p = await open(h);
 		await p.$('.reterm-wizard-next').click();
 		const adv = p.$('details.reterm-wizard-urls');
@@ -129,15 +129,15 @@ describe('no server of your own (issue 14)', () => {
 		expect(adv.hasAttribute('open')).toBe(false);
 		h.replies.push({ state: 'done', result: BEFORE });
 		await p.$('.reterm-wizard-start').click();
-		expect(h.rpc.callsTo('reterm', 'test_start').map(c => c.params)).toEqual([{ streams: 4, pause_shaping: true }]);
+		expect(h.rpc.callsTo('reterm.latency', 'test_start').map(c => c.params)).toEqual([{ streams: 4, pause_shaping: true }]);
 	});
 
 	it('the Overview\'s endpoint choice is passed on; URLs set: Advanced is open', async () => {
-		let h = setup({ reterm: { monitor: { '.type': 'monitor', endpoint: 'tele2' } } });
+		let h = setup({ reterm: { latency: { '.type': 'latency', endpoint: 'tele2' } } });
 		let p = await open(h);
 		await p.$('.reterm-wizard-next').click();
 		await p.$('.reterm-wizard-start').click();
-		expect(h.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({ endpoint: 'tele2', streams: 4, pause_shaping: true });
+		expect(h.rpc.callsTo('reterm.latency', 'test_start')[0].params).toEqual({ endpoint: 'tele2', streams: 4, pause_shaping: true });
 		h = setup();
 		p = await open(h);
 		await p.$('.reterm-wizard-next').click();
@@ -146,13 +146,13 @@ describe('no server of your own (issue 14)', () => {
 });
 
 describe('failures', () => {
-	it('retermd not running: says so, retry works once it runs', async () => {
+	it('reterm-latencyd not running: says so, retry works once it runs', async () => {
 		const h = setup({ monitorDown: true });
 		const p = await open(h);
 		await p.$('.reterm-wizard-next').click();
-		expect(p.text()).toMatch(/latency monitor \(retermd\) is not running/);
+		expect(p.text()).toMatch(/latency monitor \(reterm-latencyd\) is not running/);
 		expect(p.$('.reterm-wizard-shaping').getAttribute('href')).toMatch(/reterm\/shaping$/);
-		h.rpc.handle('reterm', 'test_status', { state: 'idle' });
+		h.rpc.handle('reterm.latency', 'test_status', { state: 'idle' });
 		await p.$('.reterm-wizard-retry').click();
 		expect(p.$('.reterm-wizard-start')).not.toBeNull();
 	});
@@ -196,7 +196,7 @@ describe('failures', () => {
 		h.replies.push({ state: 'done', result: BEFORE });
 		await p.$('.reterm-wizard-asis').click();
 		await h.poll.tick();
-		expect(h.rpc.callsTo('reterm', 'test_start')[0].params).toEqual({ download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload', streams: 4 });
+		expect(h.rpc.callsTo('reterm.latency', 'test_start')[0].params).toEqual({ download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload', streams: 4 });
 		expect([h.ui.applied, h.uci.stagedChanges(), h.router.pause]).toEqual([[], {}, null]);
 		await p.$('.reterm-wizard-next').click();
 		expect(p.text()).toMatch(/Measured with shaping on: the rates below are 90 % of the rates measured through the current shaper/);

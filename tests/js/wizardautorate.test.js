@@ -2,12 +2,12 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { createHarness } from './harness/loader.js';
 
 /*
- * The wizard's adaptive-shaping choice (reterm.wizardautorate): a new
+ * The wizard's adaptive-shaping choice (reterm.wizard.autorate): a new
  * queue's name, and what the apply step writes to /etc/config/reterm.
  */
 
 let wa;
-beforeAll(async () => { wa = await createHarness().require('reterm.wizardautorate'); });
+beforeAll(async () => { wa = await createHarness().require('reterm.wizard.autorate'); });
 
 const P = { device: 'eth1', download: 18000, upload: 4500, adaptive: true };
 const RATES = { dl_min: '4500', dl_base: '18000', dl_max: '36000', ul_min: '1125', ul_base: '4500', ul_max: '9000' };
@@ -23,7 +23,7 @@ describe('queueName()', () => {
 });
 
 describe('ops()', () => {
-	it('ticked, no section yet: adds it, enabled, rates as retermd derives them (a quarter, base, twice)', () => {
+	it('ticked, no section yet: adds it, enabled, rates as reterm-latencyd derives them (a quarter, base, twice)', () => {
 		expect(wa.ops(P, 'eth1', null)).toEqual([ [ 'add', 'reterm', 'autorate', 'eth1' ],
 			[ 'set', 'reterm', 'eth1', 'enabled', '1' ], ...Object.entries(RATES).map(([ k, v ]) => [ 'set', 'reterm', 'eth1', k, v ]) ]);
 	});

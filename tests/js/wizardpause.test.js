@@ -1,13 +1,13 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { createHarness } from './harness/loader.js';
 
-/* reterm.wizardpause: the router's shaping pause as the wizard reads and
+/* reterm.wizard.pause: the router's shaping pause as the wizard reads and
  * tells it, and the previous version's browser-made pause */
 let pz, w;
 beforeAll(async () => {
 	const h = createHarness();
-	pz = await h.require('reterm.wizardpause');
-	w = await h.require('reterm.wizard');
+	pz = await h.require('reterm.wizard.pause');
+	w = await h.require('reterm.wizard.state');
 });
 
 const REC = (state, extra) => Object.assign({ ifaces: ['eth1'], state, until: 1700000105 }, extra);

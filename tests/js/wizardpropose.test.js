@@ -2,9 +2,9 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { createHarness } from './harness/loader.js';
 import { RESULT } from './fixtures/wizard-result.js';
 
-/* reterm.wizardpropose: the proposal from the "before" measurement */
+/* reterm.wizard.propose: the proposal from the "before" measurement */
 let pr;
-beforeAll(async () => { pr = await createHarness().require('reterm.wizardpropose'); });
+beforeAll(async () => { pr = await createHarness().require('reterm.wizard.propose'); });
 
 describe('bandwidth: 90 % of measured, kbit/s', () => {
 	it.each([
@@ -118,7 +118,7 @@ describe('validateProposal and sqmValues', () => {
 	});
 	it('returns null for an invalid proposal', () => expect(pr.sqmValues(P({ download: 0, upload: 0 }), null)).toBeNull());
 	it('changes only values sqm may source as root; hand-set options it does not manage stay as they are', async () => {
-		const shaping = await createHarness().require('reterm.shaping');
+		const shaping = await createHarness().require('reterm.shaping.sqm');
 		const cur = { '.name': 'q', enabled: '0', interface: 'eth1', debug_logging: '1', squash_dscp: '1',
 			iqdisc_opts: 'ingress', eqdisc_opts: 'wash' };
 		for (const [p, current] of [[P(), null], [P({ device: 'pppoe-wan', overhead: 'atm' }), null], [P({ rtt: 'satellite' }), cur]]) {

@@ -3,7 +3,7 @@ import { createHarness } from './harness/loader.js';
 
 /*
  * What the wizard stages in LuCI's uci when it applies a step or is
- * cancelled (reterm.wizardstage): a refused proposal or no device chosen
+ * cancelled (reterm.wizard.stage): a refused proposal or no device chosen
  * stages nothing; otherwise only the options that change, a new queue
  * named after its device. The flows around it (save, apply with rollback,
  * cancel after a reload) are wizard.view.test.js's.
@@ -19,7 +19,7 @@ async function load(sqm, reterm) {
 	h.uci.seed('sqm', sqm || {});
 	h.uci.seed('reterm', reterm || { main: { '.type': 'reterm', enabled: '0' } });
 	await h.uci.load([ 'sqm', 'reterm' ]);
-	return { h, stage: await h.require('reterm.wizardstage') };
+	return { h, stage: await h.require('reterm.wizard.stage') };
 }
 
 describe('shaping()', () => {

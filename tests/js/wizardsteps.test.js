@@ -2,9 +2,9 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { createHarness } from './harness/loader.js';
 import { RESULT } from './fixtures/wizard-result.js';
 
-/* reterm.wizardsteps: the wizard view's small pure helpers */
+/* reterm.wizard.steps: the wizard view's small pure helpers */
 let w;
-beforeAll(async () => { w = await createHarness().require('reterm.wizardsteps'); });
+beforeAll(async () => { w = await createHarness().require('reterm.wizard.steps'); });
 
 describe('compare', () => {
 	it('gives grades, added latency and throughput cost per direction', () => {
@@ -28,7 +28,7 @@ describe('issue 12: waiting for the router to report the applied rates', () => {
 	const ON = { state: 'awake', shaper: { rx: 9000000, tx: 2000000 }, cake: { dl: 'ifb4eth1', ul: 'eth1' } };
 	const OFF = { state: 'awake', shaper: null, cake: null };
 
-	it('reads shaping from retermd\'s status', () => {
+	it('reads shaping from reterm-latencyd\'s status', () => {
 		expect(w.shapingReport(ON)).toEqual({ on: true, shaper: { rx: 9000000, tx: 2000000 } });
 		expect(w.shapingReport(OFF)).toEqual({ on: false, shaper: null });
 		expect(w.shapingReport({ shaper: null, cake: { dl: 'ifb4eth1', ul: 'eth1' } }).on).toBe(true);   /* CAKE without rates */

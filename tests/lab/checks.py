@@ -88,7 +88,7 @@ CHECKS = {
         ("unshaped: the same load adds >= 100 ms",
          lambda m: m["added_ms_unshaped"] >= 100),
     ],
-    "monitor": [
+    "latency": [
         ("guided test without shaping grades D or F (the 1000-packet buffer)",
          lambda m: m["grade_unshaped"] in ("D", "F")),
         ("guided test with the Shaping settings: graded, conclusive, two grades or more better than unshaped",

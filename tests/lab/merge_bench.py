@@ -1,7 +1,7 @@
 """Fold the benchmarks measured outside the VM into results.json under
-`monitor`: the browser's redraw (tests/browser/out/bench.json, written by
+`latency`: the browser's redraw (tests/browser/out/bench.json, written by
 tests/browser/graph.browser.mjs) and the results store's flash writes
-(.cache/bench-ucode.json, from tests/ucode/monitor/store_bench_test.uc)."""
+(.cache/bench-ucode.json, from tests/ucode/latency/store_bench_test.uc)."""
 import json
 import os
 import sys
@@ -16,7 +16,7 @@ def main(results_path, *bench_paths):
         return 0
     with open(results_path) as f:
         results = json.load(f)
-    m = results.setdefault("monitor", {})
+    m = results.setdefault("latency", {})
     for path in bench_paths:
         if not os.path.exists(path):
             print("merge_bench: %s missing, not merged" % path)

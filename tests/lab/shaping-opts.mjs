@@ -12,12 +12,12 @@
  * "commands" are the steps that must succeed, in order; "steps" adds
  * sqm's error-tolerant "tc qdisc del" clean-ups (silent: true).
  * "section" is the queue section as the Shaping view saves it for an
- * enabled queue (reterm.shaping newSection() + changes(), the rates in
+ * enabled queue (reterm.shaping.sqm newSection() + changes(), the rates in
  * kbit/s). --defaults FILE reads the sqm version from an installed
  * /usr/lib/sqm/defaults.sh as the view does ("profile" in the output).
  * --batch: read a JSON array of such argument lists on stdin, print the
  * array of results (one node start for many links).
- * Loads the real reterm.cake / reterm.tcpreview modules through the JS
+ * Loads the real reterm.shaping.cake / reterm.shaping.preview modules through the JS
  * test harness. Exit 2 on bad arguments (message on stderr).
  */
 
@@ -59,9 +59,9 @@ const KNOWN = ['--wan', '--down-kbit', '--up-kbit', '--overhead', '--overhead-by
 	'--squash-dscp', '--squash-ingress', '--sqm', '--defaults', '--help'];
 
 const h = createHarness();
-const cake = h.requireSync('reterm.cake');
-const tcpreview = h.requireSync('reterm.tcpreview');
-const shaping = h.requireSync('reterm.shaping');
+const cake = h.requireSync('reterm.shaping.cake');
+const tcpreview = h.requireSync('reterm.shaping.preview');
+const shaping = h.requireSync('reterm.shaping.sqm');
 
 const int = (k, v) => {
 	if (!/^-?[0-9]+$/.test(v)) fail(`${k} must be a whole number`);

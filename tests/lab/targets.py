@@ -10,7 +10,7 @@ machine achieves, judged here and never by `make test`."""
 
 GRADES = ["A+", "A", "B", "C", "D", "F"]
 RTT_MS = 130  # the proxy scenario's path
-SHAPER_SHARE = 0.9  # the Shaping settings of the monitor scenario: 90 % of the link
+SHAPER_SHARE = 0.9  # the Shaping settings of the latency scenario: 90 % of the link
 
 
 def at_least(line):
@@ -85,25 +85,25 @@ TARGETS += [
        "added_ms_unshaped", "unshaped"),
     _t("shaping", "shaped goodput >= 0.93 of what CAKE's rate allows", "shaped_mbps", ratio_at_least(0.93), "Mbit/s",
        "shaper_goodput_ceiling_mbps", "CAKE's ceiling"),
-    _t("monitor", "guided test, plain HTTP, unshaped: D or F", "grade_unshaped", grade_in("D", "F")),
-    _t("monitor", "guided test, plain HTTP, Shaping settings: A+", _graded("_shaped"),
+    _t("latency", "guided test, plain HTTP, unshaped: D or F", "grade_unshaped", grade_in("D", "F")),
+    _t("latency", "guided test, plain HTTP, Shaping settings: A+", _graded("_shaped"),
        lambda f, p, r: f.startswith("A+ "), "", _graded("_unshaped"), "unshaped"),
-    _t("monitor", "guided test, HTTPS, unshaped: D or F", "grade_unshaped_https", grade_in("D", "F")),
-    _t("monitor", "HTTPS load, unshaped: download >= 0.9 of the link", "load_share_download_unshaped_https",
+    _t("latency", "guided test, HTTPS, unshaped: D or F", "grade_unshaped_https", grade_in("D", "F")),
+    _t("latency", "HTTPS load, unshaped: download >= 0.9 of the link", "load_share_download_unshaped_https",
        at_least(0.9)),
-    _t("monitor", "HTTPS load, unshaped: upload >= 0.9 of the link", "load_share_upload_unshaped_https",
+    _t("latency", "HTTPS load, unshaped: upload >= 0.9 of the link", "load_share_upload_unshaped_https",
        at_least(0.9)),
-    _t("monitor", "HTTPS upload load alone (4 streams) >= 0.9 of the link", "https_upload_alone_share",
+    _t("latency", "HTTPS upload load alone (4 streams) >= 0.9 of the link", "https_upload_alone_share",
        at_least(0.9)),
-    _t("monitor", "guided test, HTTPS, Shaping settings: A+", _graded("_shaped_https"),
+    _t("latency", "guided test, HTTPS, Shaping settings: A+", _graded("_shaped_https"),
        lambda f, p, r: f.startswith("A+ "), "", _graded("_unshaped_https"), "unshaped"),
-    _t("monitor", "HTTPS load, shaped: upload >= 0.8 of the shaper rate (a conclusive test)",
+    _t("latency", "HTTPS load, shaped: upload >= 0.8 of the shaper rate (a conclusive test)",
        lambda m: m["load_share_upload_shaped_https"] / SHAPER_SHARE, at_least(0.8)),
-    _t("monitor", "sampler under load: >= 4.5 probes/s (of 5)", "sampler_probes_per_s", at_least(4.5), "/s"),
-    _t("monitor", "sampler CPU under load <= 1 % of a core (emulated: ucode ~50x slower)", "sampler_cpu_pct",
+    _t("latency", "sampler under load: >= 4.5 probes/s (of 5)", "sampler_probes_per_s", at_least(4.5), "/s"),
+    _t("latency", "sampler CPU under load <= 1 % of a core (emulated: ucode ~50x slower)", "sampler_cpu_pct",
        at_most(1), "%", "sampler_cpu_pct_no_tc", "without CAKE stats"),
-    _t("monitor", "charts redraw 600 points within one 60 Hz frame (16.7 ms)", "redraw_ms_600", at_most(1000 / 60.0), "ms"),
-    _t("monitor", "a loop of guided tests writes <= 8 KB a minute to flash", "flash_budget_share", at_most(1),
+    _t("latency", "charts redraw 600 points within one 60 Hz frame (16.7 ms)", "redraw_ms_600", at_most(1000 / 60.0), "ms"),
+    _t("latency", "a loop of guided tests writes <= 8 KB a minute to flash", "flash_budget_share", at_most(1),
        "of 8 KB/min"),
 ]
 

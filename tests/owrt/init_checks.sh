@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # Sourced by tests/owrt/run.sh (ok/notok/check, owrt_* from env.sh): the
-# init scripts /etc/init.d/reterm and /etc/init.d/retermd through OpenWrt's
+# init scripts /etc/init.d/reterm and /etc/init.d/reterm-latencyd through OpenWrt's
 # real rc.common and procd.sh, OpenWrt's procd doing the instances.
 #
 #   init/start            instance, respawn, limits, file and triggers sent;
@@ -16,9 +16,9 @@
 #   init/crash-loop       haproxy that cannot bind: respawn gives up, status
 #                         reports the loop and haproxy's error line
 #   init/fd-limit         maxconn 8192 under procd's default descriptor limit
-#   init/retermd-reload   a config change reloads retermd: a running test and
+#   init/reterm-latencyd-reload   a config change reloads reterm-latencyd: a running test and
 #                         the live rings survive
-#   init/autorate         adaptive shaping's settings reach retermd through
+#   init/autorate         adaptive shaping's settings reach reterm-latencyd through
 #                         the reload trigger: refused, on, off
 #   init/stop             nothing left behind
 
@@ -204,42 +204,42 @@ EOF
 }
 check "init/crash-loop: haproxy failing at start gives up after 6 runs; status shows the loop and its bind error" init_crash_loop
 
-# ---- retermd: reload keeps a running test and the rings --------------------------
-init_retermd_reload() {
+# ---- reterm-latencyd: reload keeps a running test and the rings --------------------------
+init_reterm-latencyd_reload() {
 	local port pid0 pid1 id0 id1 tid st
-	python3 "$TOP/tests/ucode/monitor/httpd.py" > "$OWRT_DIR/httpd.port" 2>/dev/null &
+	python3 "$TOP/tests/ucode/latency/httpd.py" > "$OWRT_DIR/httpd.port" 2>/dev/null &
 	local httpd=$!
 	wait_for 5 test -s "$OWRT_DIR/httpd.port"
 	port=$(head -n 1 "$OWRT_DIR/httpd.port")
 	# the local httpd is a private target: only the admin-only option
 	# (a package the app's ACL cannot write) allows it; read at test_start
-	osh "touch /etc/config/reterm_admin && uci set reterm_admin.monitor=monitor &&
-		uci set reterm_admin.monitor.test_server=127.0.0.1 && uci commit reterm_admin"
-	osh "/etc/init.d/retermd start"
-	wait_for 10 sh -c "chroot '$OWRT_ROOT' ubus call reterm.monitor status >/dev/null 2>&1" || { echo "retermd not up"; kill $httpd; return 1; }
-	last_set retermd | grep -q '"file"' && { echo "retermd still restarts on file changes: $(last_set retermd)"; kill $httpd; return 1; }
-	pid0=$(svc_json retermd | jq_py "d['retermd']['instances']['retermd']['pid']")
+	osh "touch /etc/config/reterm_admin && uci set reterm_admin.latency=latency &&
+		uci set reterm_admin.latency.test_server=127.0.0.1 && uci commit reterm_admin"
+	osh "/etc/init.d/reterm-latencyd start"
+	wait_for 10 sh -c "chroot '$OWRT_ROOT' ubus call reterm.latency status >/dev/null 2>&1" || { echo "reterm-latencyd not up"; kill $httpd; return 1; }
+	last_set reterm-latencyd | grep -q '"file"' && { echo "reterm-latencyd still restarts on file changes: $(last_set reterm-latencyd)"; kill $httpd; return 1; }
+	pid0=$(svc_json reterm-latencyd | jq_py "d['reterm-latencyd']['instances']['reterm-latencyd']['pid']")
 	id0=$(osh "ubus call reterm samples" | jq_py "d['id']")
 	tid=$(osh "ubus call reterm test_start '{\"download_url\":\"http://127.0.0.1:$port/bytes/100000000\",\"upload_url\":\"http://127.0.0.1:$port/upload\"}'" | jq_py "d.get('id') or d")
 	sleep 1
-	osh "uci add_list reterm.monitor.reflector='127.0.0.1' && uci commit reterm" && event reterm && triggers_idle
+	osh "uci add_list reterm.latency.reflector='127.0.0.1' && uci commit reterm" && event reterm && triggers_idle
 	osh "uci set sqm.test=queue && uci set sqm.test.interface=lo && uci set sqm.test.enabled=0 && uci commit sqm" && event sqm && triggers_idle
 	sleep 1
-	pid1=$(svc_json retermd | jq_py "d['retermd']['instances']['retermd']['pid']")
+	pid1=$(svc_json reterm-latencyd | jq_py "d['reterm-latencyd']['instances']['reterm-latencyd']['pid']")
 	st=$(osh "ubus call reterm test_status")
 	id1=$(osh "ubus call reterm samples" | jq_py "d['id']")
 	osh "ubus call reterm test_stop" >/dev/null
 	osh "rm -f /etc/config/reterm_admin"
 	kill $httpd
-	[ "$pid0" = "$pid1" ] || { echo "retermd restarted: $pid0 -> $pid1"; return 1; }
+	[ "$pid0" = "$pid1" ] || { echo "reterm-latencyd restarted: $pid0 -> $pid1"; return 1; }
 	grep -q '"state": "running"' <<<"$st" && grep -q "\"id\": \"$tid\"" <<<"$st" || { echo "test lost: $st (id $tid)"; return 1; }
 	[ "$id0" = "$id1" ] || { echo "rings replaced: $id0 -> $id1"; return 1; }
-	osh "ubus call reterm monitor_status" | grep -q '"127.0.0.1"' || { echo "new reflector not in force"; return 1; }
+	osh "ubus call reterm.latency status" | grep -q '"127.0.0.1"' || { echo "new reflector not in force"; return 1; }
 }
-check "init/retermd-reload: reterm and sqm changes reload retermd; the running test and the rings survive" init_retermd_reload
+check "init/reterm-latencyd-reload: reterm and sqm changes reload reterm-latencyd; the running test and the rings survive" init_reterm-latencyd_reload
 
 # ---- adaptive shaping through procd's reload trigger ------------------------------
-# (the sandbox kernel has no CAKE: retermd holds its rates and says so)
+# (the sandbox kernel has no CAKE: reterm-latencyd holds its rates and says so)
 init_autorate() {
 	local st
 	osh "uci set sqm.test.enabled=1 && uci set sqm.test.download=18000 && uci set sqm.test.upload=4500 &&
@@ -250,7 +250,7 @@ init_autorate() {
 	st=$(osh "ubus call reterm autorate_status")
 	grep -q '"enabled": false' <<<"$st" && grep -q 'minimum 50000 <= base 18000' <<<"$st" ||
 		{ echo "bad settings not refused with the reason: $st"; return 1; }
-	osh "ubus call reterm monitor_status" | grep -q '"autorate": "error"' || { echo "monitor_status does not say error"; return 1; }
+	osh "ubus call reterm.latency status" | grep -q '"autorate": "error"' || { echo "reterm.latency status does not say error"; return 1; }
 	osh "uci set reterm.test.dl_min=4000 && uci commit reterm" && event reterm && triggers_idle
 	st=$(osh "ubus call reterm autorate_status")
 	grep -q '"enabled": true' <<<"$st" && grep -q '"queue": "test"' <<<"$st" && grep -q '"rate_kbit": 18000' <<<"$st" &&

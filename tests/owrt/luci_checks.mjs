@@ -12,7 +12,7 @@
  *                       ubus call the session's ACL denies
  *   luci/overview/apply the test settings form: an https:// URL marked
  *                       invalid as LuCI marks it, then URLs and 8 streams
- *                       with Save & Apply: reterm.monitor holds them, the
+ *                       with Save & Apply: reterm.latency holds them, the
  *                       page shows them after the reload, nothing else
  *                       in /etc/config/reterm changed
  *   luci/devices/apply  add a device by MAC, switch it off, Save & Apply:
@@ -29,10 +29,10 @@
  *   luci/wizard/closed  the WAN queue running (sqm's run.sh with the
  *                       test-only tests/owrt/fixtures/reterm-tbf.qos), the
  *                       wizard's measurement started, its page CLOSED
- *                       mid-test: with no browser, retermd's pause in
+ *                       mid-test: with no browser, reterm-latencyd's pause in
  *                       test_status becomes "restored" and the queue runs
  *                       again; /etc/config/sqm never written (issue 13, 9)
- *   luci/wizard/*       one pass against retermd: measure (nothing runs
+ *   luci/wizard/*       one pass against reterm-latencyd: measure (nothing runs
  *                       on the WAN to pause, nothing applied), apply
  *                       (adaptive shaping ticked: the queue's autorate
  *                       section on with the proposal's rates), verify
@@ -43,8 +43,8 @@
  * comes from /etc/config/network (the pages fall back to it); wan0 is the
  * veth tests/owrt/pause_checks.sh leaves, shaped by a tbf for
  * wizard/closed only (the kernel has no cake) and deleted after it;
- * otherwise nothing shapes (retermd reads the rates from UCI); the test server
- * is tests/ucode/monitor/httpd.py on 127.0.0.1, allowed in reterm_admin as
+ * otherwise nothing shapes (reterm-latencyd reads the rates from UCI); the test server
+ * is tests/ucode/latency/httpd.py on 127.0.0.1, allowed in reterm_admin as
  * an administrator allows a LAN box. Its loopback rates (Gbit/s) are refused
  * by the proposal as implausible, so step 3 gets rates typed in. LuCI's
  * checked apply asks /cgi-bin/cgi-exec (cgi-io) for luci-peeraddr: that
@@ -255,7 +255,7 @@ async function login() {
 async function showPage(name) {
 	await open(PAGE + name);
 	const problems = [];
-	if (name === 'overview')	/* retermd answers: a live latency sample */
+	if (name === 'overview')	/* reterm-latencyd answers: a live latency sample */
 		await page.waitForFunction(() => /ms/.test(document.querySelector('.reterm-ov-stat-value')?.textContent), null, { timeout: 20000 })
 			.catch(() => problems.push('no live latency sample within 20 s'));
 	await shot(name);
@@ -264,7 +264,7 @@ async function showPage(name) {
 	return [ ...problems, ...(await page.locator('#view h2').count() ? [] : [ 'no heading' ]) ];
 }
 
-/* the Overview's test settings (LuCI's form on reterm.monitor, streams
+/* the Overview's test settings (LuCI's form on reterm.latency, streams
  * on the first tab, endpoint and URLs under "Advanced"): a refused URL is
  * marked, the typed settings saved with Save & Apply */
 async function overviewApply(urls) {
@@ -290,10 +290,10 @@ async function overviewApply(urls) {
 	await shot('overview-applied');
 	if (JSON.stringify(shown) !== JSON.stringify(want))
 		problems.push(`after the reload the page shows ${JSON.stringify(shown)}`);
-	const after = uciSections('reterm'), mon = s => s.type === 'monitor' && s.name === 'monitor', key = JSON.stringify;
+	const after = uciSections('reterm'), mon = s => s.type === 'latency' && s.name === 'latency', key = JSON.stringify;
 	const b = before.find(mon), a = after.find(mon), sorted = o => key(Object.entries(o ?? {}).sort());
 	if (!a || sorted(a.opts) !== sorted({ ...(b?.opts ?? {}), ...want }))
-		problems.push(`reterm.monitor ${key(b?.opts)} became ${key(a?.opts)}`);
+		problems.push(`reterm.latency ${key(b?.opts)} became ${key(a?.opts)}`);
 	if (key(after.filter(x => !mon(x))) !== key(before.filter(x => !mon(x))))
 		problems.push('other sections of /etc/config/reterm changed');
 	return problems;
@@ -404,7 +404,7 @@ const sleep = ms => new Promise(r => setTimeout(r, ms));
 const wanShaped = () => / tbf /.test(execFileSync('tc', [ 'qdisc', 'show', 'dev', 'wan0' ], { encoding: 'utf8' }));
 const testStatus = () => JSON.parse(osh('ubus call reterm test_status'));
 
-/* the test URLs, where the wizard asks for them (not when reterm.monitor
+/* the test URLs, where the wizard asks for them (not when reterm.latency
  * has them already: overview/apply saves the same ones) */
 async function typeUrls(p, urls) {
 	if (!await p.locator('#reterm-wizard-dl').count())
@@ -414,13 +414,13 @@ async function typeUrls(p, urls) {
 }
 
 /* the WAN queue (the one shaping/apply set up) run by sqm-scripts' own
- * run.sh with the test-only tbf script; a fresh retermd (no gap after an
+ * run.sh with the test-only tbf script; a fresh reterm-latencyd (no gap after an
  * earlier test) monitoring it. Gives the script to put back. */
 const wanQueueAt = () => uciSections('sqm').filter(s => s.type === 'queue').findIndex(s => s.opts.interface === 'wan0');
 
 async function restartRetermd(cmd) {
-	osh(`${cmd}/etc/init.d/retermd restart`);
-	for (let n = 0; n < 50 && !/reterm\.monitor/.test(osh('ubus list')); n++)
+	osh(`${cmd}/etc/init.d/reterm-latencyd restart`);
+	for (let n = 0; n < 50 && !/reterm\.latency/.test(osh('ubus list')); n++)
 		await sleep(200);
 }
 
@@ -535,7 +535,7 @@ async function wizard(urls) {
 		await shot('wizard-propose');
 		await page.click('.reterm-wizard-accept');
 		const problems = await applied(() => page.click('.reterm-wizard-apply'));
-		await page.locator('.reterm-wizard-start').waitFor(T);	/* retermd reported 20 / 10 Mbit/s */
+		await page.locator('.reterm-wizard-start').waitFor(T);	/* reterm-latencyd reported 20 / 10 Mbit/s */
 		const q = wanQueue();
 		if (!(q.download === '20000' && q.upload === '10000' && q.enabled === '1'))
 			problems.push(`queue ${JSON.stringify(q)}`);
@@ -550,7 +550,7 @@ async function wizard(urls) {
 	});
 
 	await then('wizard/verify', async () => {
-		await page.waitForTimeout(Math.max(0, measured + 32000 - Date.now()));	/* retermd: 30 s between tests */
+		await page.waitForTimeout(Math.max(0, measured + 32000 - Date.now()));	/* reterm-latencyd: 30 s between tests */
 		await page.click('.reterm-wizard-start');
 		await page.locator('.reterm-wizard-compare').waitFor(T);
 		await shot('wizard-verified');
@@ -572,15 +572,15 @@ async function wizard(urls) {
 
 /* the app running as after a boot, the lease, the allowed test server */
 async function prepare() {
-	osh(`touch /etc/config/reterm_admin && uci set reterm_admin.monitor=monitor &&
-		uci set reterm_admin.monitor.test_server=127.0.0.1 && uci commit reterm_admin &&
-		/etc/init.d/reterm start && /etc/init.d/retermd start`);
+	osh(`touch /etc/config/reterm_admin && uci set reterm_admin.latency=latency &&
+		uci set reterm_admin.latency.test_server=127.0.0.1 && uci commit reterm_admin &&
+		/etc/init.d/reterm start && /etc/init.d/reterm-latencyd start`);
 
-	for (let n = 0; n < 50 && !/reterm\.monitor/.test(osh('ubus list')); n++)
+	for (let n = 0; n < 50 && !/reterm\.latency/.test(osh('ubus list')); n++)
 		await new Promise(r => setTimeout(r, 200));
 	writeFileSync(join(ROOT, 'tmp/dhcp.leases'), `${Math.floor(Date.now() / 1000) + 43200} ${CONSOLE.mac} ${CONSOLE.ip} ${CONSOLE.name} *\n`);
 
-	const httpd = spawn('python3', [ join(TOP, 'tests/ucode/monitor/httpd.py') ], { stdio: [ 'ignore', 'pipe', 'inherit' ] });
+	const httpd = spawn('python3', [ join(TOP, 'tests/ucode/latency/httpd.py') ], { stdio: [ 'ignore', 'pipe', 'inherit' ] });
 	/* also when node ends on an error: it holds run.sh's output pipe */
 	process.on('exit', () => httpd.kill());
 	const port = await new Promise((resolve, reject) => {

@@ -7,7 +7,7 @@
 #
 #   pause/stop     test_start {pause_shaping}: sqm's run.sh stops the WAN's
 #                  queue (its tbf goes, UCI unchanged); test_stop: back
-#   pause/crash    retermd killed mid-test: procd respawns it and the new
+#   pause/crash    reterm-latencyd killed mid-test: procd respawns it and the new
 #                  instance starts the queue again from its RAM record
 #
 # The queue is a veth "wan0" shaped by tests/owrt/fixtures/reterm-tbf.qos
@@ -21,7 +21,7 @@ pause_setup() {
 	cp "$HERE/fixtures/reterm-tbf.qos" "$OWRT_ROOT/usr/lib/sqm/reterm-tbf.qos"
 	ip link show wan0 >/dev/null 2>&1 || ip link add wan0 type veth peer name wan0peer || return 1
 	ip link set wan0 up && ip link set wan0peer up
-	python3 "$TOP/tests/ucode/monitor/httpd.py" > "$OWRT_DIR/pause-httpd.port" 2>/dev/null &
+	python3 "$TOP/tests/ucode/latency/httpd.py" > "$OWRT_DIR/pause-httpd.port" 2>/dev/null &
 	PAUSE_HTTPD=$!
 	wait_for 5 test -s "$OWRT_DIR/pause-httpd.port" || return 1
 	PAUSE_PORT=$(head -n 1 "$OWRT_DIR/pause-httpd.port")
@@ -33,15 +33,15 @@ pause_setup() {
 		set sqm.pausetest.upload='10000'
 		set sqm.pausetest.script='reterm-tbf.qos'
 		set sqm.pausetest.qdisc='tbf'
-		set reterm.monitor.wan_device='wan0'
+		set reterm.latency.wan_device='wan0'
 		commit sqm
 		commit reterm
 	EOF2
-	osh "touch /etc/config/reterm_admin && uci set reterm_admin.monitor=monitor &&
-		uci set reterm_admin.monitor.test_server=127.0.0.1 && uci commit reterm_admin" || return 1
+	osh "touch /etc/config/reterm_admin && uci set reterm_admin.latency=latency &&
+		uci set reterm_admin.latency.test_server=127.0.0.1 && uci commit reterm_admin" || return 1
 	osh "/usr/lib/sqm/run.sh start wan0" && shaped || { echo "sqm did not start the test queue"; tc qdisc show dev wan0; return 1; }
-	# a fresh retermd: no gap after an earlier test, wan0 monitored
-	osh "/etc/init.d/retermd restart" && wait_for 10 sh -c "chroot '$OWRT_ROOT' ubus call reterm.monitor status >/dev/null 2>&1"
+	# a fresh reterm-latencyd: no gap after an earlier test, wan0 monitored
+	osh "/etc/init.d/reterm-latencyd restart" && wait_for 10 sh -c "chroot '$OWRT_ROOT' ubus call reterm.latency status >/dev/null 2>&1"
 }
 
 pause_start() {
@@ -64,24 +64,24 @@ pause_stop_check() {
 
 pause_crash_check() {
 	local r pid
-	osh "/etc/init.d/retermd restart" && wait_for 10 sh -c "chroot '$OWRT_ROOT' ubus call reterm.monitor status >/dev/null 2>&1"
+	osh "/etc/init.d/reterm-latencyd restart" && wait_for 10 sh -c "chroot '$OWRT_ROOT' ubus call reterm.latency status >/dev/null 2>&1"
 	r=$(pause_start)
 	grep -q '"wan0"' <<<"$r" || { echo "test_start: $r"; return 1; }
 	shaped && { echo "the queue still shapes during the test"; return 1; }
-	pid=$(owrt_pidof retermd)
+	pid=$(owrt_pidof reterm-latencyd)
 	[ -n "$pid" ] && kill -9 $pid
 	# procd's respawn, then the new instance ends the pause it finds
-	wait_for 20 shaped || { echo "sqm not restarted after retermd was killed (pid $pid)"; return 1; }
+	wait_for 20 shaped || { echo "sqm not restarted after reterm-latencyd was killed (pid $pid)"; return 1; }
 	osh "test ! -e /var/run/reterm/pause.json" || { echo "pause record left"; return 1; }
 }
 
 # not in a subshell: PAUSE_PORT and PAUSE_HTTPD are used below
 if pause_setup > "$OWRT_DIR/pause-setup.log" 2>&1; then
 	check "pause/stop: test_start {pause_shaping} stops the WAN queue with sqm's run.sh (UCI untouched); test_stop starts it again" pause_stop_check
-	check "pause/crash: retermd killed mid-test; the respawned retermd starts the queue again by itself" pause_crash_check
+	check "pause/crash: reterm-latencyd killed mid-test; the respawned reterm-latencyd starts the queue again by itself" pause_crash_check
 else
 	notok "pause/setup" "$(cat "$OWRT_DIR/pause-setup.log")"
 fi
 kill "${PAUSE_HTTPD:-}" 2>/dev/null
-osh "uci -q delete sqm.pausetest; uci -q delete reterm.monitor.wan_device; uci commit sqm; uci commit reterm; rm -f /etc/config/reterm_admin"
+osh "uci -q delete sqm.pausetest; uci -q delete reterm.latency.wan_device; uci commit sqm; uci commit reterm; rm -f /etc/config/reterm_admin"
 osh "/usr/lib/sqm/run.sh stop wan0" >/dev/null 2>&1

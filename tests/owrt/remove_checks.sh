@@ -9,9 +9,9 @@
 
 remove_check() {
 	local left= f
-	owrt_sh "/etc/init.d/reterm start; /etc/init.d/retermd start" >/dev/null 2>&1
+	owrt_sh "/etc/init.d/reterm start; /etc/init.d/reterm-latencyd start" >/dev/null 2>&1
 	sleep 1
-	[ -n "$(owrt_pidof retermd)" ] || { echo "retermd did not start before the removal"; return 1; }
+	[ -n "$(owrt_pidof reterm-latencyd)" ] || { echo "reterm-latencyd did not start before the removal"; return 1; }
 	owrt_sh "uci set reterm.main.maxconn=300 && uci commit reterm" || return 1	# a changed conffile
 	if [ -f "$OWRT_ROOT/usr/lib/opkg/info/luci-i18n-reterm-de.control" ]; then
 		owrt_remove_pkg luci-i18n-reterm-de || left="$left i18n-remove-failed"
@@ -20,12 +20,12 @@ remove_check() {
 	# postrm's `/etc/init.d/rpcd reload`: procd signals rpcd, which drops
 	# the plugin
 	sleep 2
-	for f in retermd haproxy; do
+	for f in reterm-latencyd haproxy; do
 		[ -n "$(owrt_pidof $f)" ] && left="$left process:$f"
 	done
 	owrt_sh "nft list ruleset" | grep -q reterm && left="$left nft"
 	owrt_sh "ip rule show; ip -6 rule show" | grep -q "lookup 100" && left="$left ip-rule"
-	for f in /usr/sbin/retermd /etc/init.d/reterm /etc/init.d/retermd /usr/share/rpcd/ucode/reterm \
+	for f in /usr/sbin/reterm-latencyd /etc/init.d/reterm /etc/init.d/reterm-latencyd /usr/share/rpcd/ucode/reterm \
 		/usr/share/ucode/reterm /usr/libexec/reterm /var/etc/reterm /usr/lib/lua/luci/i18n/reterm.de.lmo \
 		/usr/share/luci/menu.d/luci-app-reterm.json /usr/share/rpcd/acl.d/luci-app-reterm.json; do
 		owrt_sh "test -e $f" && left="$left $f"

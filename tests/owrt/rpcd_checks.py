@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """The ubus API on OpenWrt's real rpcd (our plugin file loaded by
-rpcd-mod-ucode) and uhttpd's /ubus JSON-RPC, inside the owrt tier's root.
+rpcd-mod-ucode: object reterm), reterm-latencyd's own object
+(reterm.latency) and uhttpd's /ubus JSON-RPC, inside the owrt tier's root.
 
-  rpcd/methods        every method answers through `ubus call`
+  rpcd/methods        every method of both objects answers through `ubus call`
   rpcd/shape/<m>      read replies have the keys and types of the API
                       tests' golden replies (tests/ucode/api/fixtures)
-  rpcd/acl/<who>      three sessions over HTTP: the luci-app-reterm ACL
-                      (read+write), read only, anonymous; writes denied
-                      where the ACL says so
+  rpcd/acl/<who>      four sessions over HTTP: the luci-app-reterm ACL
+                      (what the pages call, read+write), read only, the
+                      reterm-scripts ACL (every method), anonymous; each
+                      method allowed or denied as the ACL files say, and
+                      reterm.latency's reload never reachable over HTTP
   rpcd/malformed/...  wrong types, missing arguments, 100 KB strings,
                       non-ASCII, quotes, braces, ;, newlines, $(...): an
                       error reply each, rpcd stays up, /etc/config/reterm
@@ -27,10 +30,14 @@ import urllib.request
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GOLDEN = os.path.join(TOP, "tests/ucode/api/fixtures/home/expected")
-READ = ["status", "hosts", "device_stats", "server_rtts", "audit_result", "samples",
-        "test_status", "results", "monitor_status", "autorate_status", "wan_info"]
-WRITE = ["device_add", "device_set", "device_remove", "apply", "audit_start",
-         "test_start", "test_stop"]
+LAT = "reterm.latency"
+# (object, method): read or write, and whether the pages' ACL grants it
+READ = [("reterm", m) for m in ("status", "hosts", "device_stats", "server_rtts", "audit_result", "wan_info")] + \
+    [(LAT, m) for m in ("samples", "status", "test_status", "results", "autorate_status")]
+WRITE = [("reterm", m) for m in ("device_add", "device_set", "device_remove", "apply", "audit_start")] + \
+    [(LAT, m) for m in ("test_start", "test_stop")]
+# what no LuCI page calls: only the scripts' ACL grants it
+SCRIPTS_ONLY = [("reterm", m) for m in ("status", "device_add", "device_set", "device_remove", "apply")]
 ANON = "0" * 32
 UHTTPD_MAX_POST = 65536
 PASSWORD = "reterm-test-pw"
@@ -74,9 +81,9 @@ class Router:
         return subprocess.run(["chroot", self.root, "/usr/bin/env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
                                "/bin/sh", "-c", cmd], input=stdin, capture_output=True, text=True, timeout=60)
 
-    def ubus(self, method, args):
-        """(status, reply) of `ubus call reterm METHOD ARGS`"""
-        r = subprocess.run(["chroot", self.root, "/bin/ubus", "call", "reterm", method, json.dumps(args)],
+    def ubus(self, obj, method, args):
+        """(status, reply) of `ubus call OBJ METHOD ARGS`"""
+        r = subprocess.run(["chroot", self.root, "/bin/ubus", "call", obj, method, json.dumps(args)],
                            capture_output=True, text=True, timeout=60)
         try:
             return r.returncode, json.loads(r.stdout) if r.stdout.strip() else None
@@ -123,14 +130,16 @@ def kind(v):
 
 
 def setup_users(rt):
-    """two rpcd logins besides root: the app's ACL read+write, and read only"""
+    """three rpcd logins besides root: the app's ACL read+write, read only,
+    and the scripts' ACL"""
     h = crypt.crypt(PASSWORD, crypt.mksalt(crypt.METHOD_SHA512))
     batch = ""
-    for user, write in (("retermadmin", True), ("retermread", False)):
+    for user, acl, write in (("retermadmin", "luci-app-reterm", True), ("retermread", "luci-app-reterm", False),
+                             ("retermscript", "reterm-scripts", True)):
         batch += ("add rpcd login\nset rpcd.@login[-1].username='%s'\nset rpcd.@login[-1].password='%s'\n"
-                  "add_list rpcd.@login[-1].read='luci-app-reterm'\n" % (user, h))
+                  "add_list rpcd.@login[-1].read='%s'\n" % (user, h, acl))
         if write:
-            batch += "add_list rpcd.@login[-1].write='luci-app-reterm'\n"
+            batch += "add_list rpcd.@login[-1].write='%s'\n" % acl
     rt.sh("uci -q batch", stdin=batch + "commit rpcd\n")
 
 
@@ -148,40 +157,53 @@ def main():
 
     # every method through ubus call
     replies, bad = {}, []
-    for m in READ + ["apply", "test_stop"]:
-        st, r = rt.ubus(m, ARGS.get(m, {}) if m in ("samples", "audit_result") else {})
-        replies[m] = (st, r)
-        if st != 0 or not isinstance(r, dict):
-            bad.append("%s: status %s reply %r" % (m, st, r))
-    ok("methods: every read method, apply and test_stop answer through ubus call", not bad, "\n".join(bad))
+    for obj, m in READ + [("reterm", "apply"), (LAT, "test_stop")]:
+        st, r = rt.ubus(obj, m, ARGS.get(m, {}) if m in ("samples", "audit_result") else {})
+        replies[(obj, m)] = (st, r)
+        if (st != 0 or not isinstance(r, dict)) and (obj, m) != (LAT, "test_stop"):
+            bad.append("%s %s: status %s reply %r" % (obj, m, st, r))
+    ok("methods: every read method of reterm and reterm.latency, apply and test_stop answer through ubus call",
+       not bad, "\n".join(bad))
+    st, r = replies[(LAT, "test_stop")]
+    ok("methods: test_stop without a test answers no_test", isinstance(r, dict) and r.get("error") == "no_test", r)
 
     for m in ("status", "hosts", "audit_result"):
         golden = json.load(open(os.path.join(GOLDEN, m + ".json")))
-        got = replies[m][1] if isinstance(replies[m][1], dict) else {}
+        got = replies[("reterm", m)][1] if isinstance(replies[("reterm", m)][1], dict) else {}
         diff = ["%s: %s vs %s" % (k, kind(got.get(k)), kind(v)) for k, v in golden.items()
                 if k not in got or (kind(got[k]) != kind(v) and None not in (got[k], v))]
         ok("shape/%s: keys and types of the API tests' reply" % m, not diff, "\n".join(diff) + "\n" + json.dumps(got))
 
-    # three sessions over HTTP
-    sids = {"acl": rt.login("retermadmin"), "read": rt.login("retermread"), "anonymous": ANON}
-    ok("acl: logins for the app's ACL and read-only", sids["acl"] and sids["read"], sids)
+    # four sessions over HTTP
+    sids = {"acl": rt.login("retermadmin"), "read": rt.login("retermread"), "scripts": rt.login("retermscript"),
+            "anonymous": ANON}
+    ok("acl: logins for the app's ACL, read-only and the scripts' ACL", sids["acl"] and sids["read"] and sids["scripts"],
+       sids)
     before = rt.config()
     for who, sid in sids.items():
         if not sid:
             continue
         wrong = []
-        for m in READ + WRITE:
+        for obj, m in READ + WRITE:
             args = ARGS.get(m, {})
             if m in ("device_add", "device_set", "device_remove", "apply"):
                 args = {"mac": "zz"} if m != "apply" else {}
-            code, r = rt.rpc(sid, "reterm", m, args)
+            if m == "test_start":
+                args = {"streams": 0}   # refused by the daemon when allowed: no test runs
+            code, r = rt.rpc(sid, obj, m, args)
             denied = code == -32002
-            want_denied = who == "anonymous" or (who == "read" and m in WRITE)
+            want_denied = who == "anonymous" or (who == "read" and (obj, m) in WRITE) or \
+                (who in ("acl", "read") and (obj, m) in SCRIPTS_ONLY)
             if m == "apply" and not want_denied:
                 continue    # a real reload; checked through ubus above
             if denied != want_denied:
-                wrong.append("%s: code %s (%s)" % (m, code, "denied" if denied else "allowed"))
-        ok("acl/%s: %s" % (who, {"acl": "every method allowed", "read": "reads allowed, writes denied",
+                wrong.append("%s %s: code %s (%s)" % (obj, m, code, "denied" if denied else "allowed"))
+        code, r = rt.rpc(sid, LAT, "reload", {})
+        if code == 0 and not is_error(code, r):
+            wrong.append("%s reload: reached over HTTP (%s %s)" % (LAT, code, r))
+        ok("acl/%s: %s" % (who, {"acl": "what the pages call allowed, the rest denied",
+                                 "read": "the pages' reads allowed, everything else denied",
+                                 "scripts": "every method allowed",
                                  "anonymous": "everything denied"}[who]), not wrong, "\n".join(wrong))
     ok("acl: denied and invalid writes left /etc/config/reterm unchanged", rt.config() == before)
 
@@ -189,8 +211,6 @@ def main():
     before, errors, calls = rt.config(), [], 0
     cases = []
     for m, good in ARGS.items():
-        if m not in WRITE and m not in READ:
-            continue
         for k in good:
             for v in [w for w in WRONG if type(w) is not type(good[k])] + \
                     (HOSTILE if isinstance(good[k], str) else []):
@@ -207,12 +227,13 @@ def main():
                                      (args.get("download_url"), args.get("upload_url"))) \
                 and isinstance(args.get("streams"), int) and 1 <= args["streams"] <= 16:
             continue
+        obj = LAT if m in ("samples", "test_start", "results") else "reterm"
         for via in ("ubus", "http"):
             calls += 1
-            st, r = rt.ubus(m, args) if via == "ubus" else rt.rpc(sids["acl"] or ANON, "reterm", m, args)
+            st, r = rt.ubus(obj, m, args) if via == "ubus" else rt.rpc(sids["scripts"] or ANON, obj, m, args)
             if not is_error(st, r):
                 errors.append("%s %s %s -> %s %s" % (via, m, json.dumps(args)[:120], st, json.dumps(r)[:160]))
-    rt.ubus("test_stop", {})
+    rt.ubus(LAT, "test_stop", {})
     ok("malformed: %d calls (wrong types, missing, 100 KB, non-ASCII, quotes, braces, ;, newlines, $()) "
        "each got an error" % calls, not errors, "\n".join(errors))
     ok("malformed: rpcd still up", rt.alive())

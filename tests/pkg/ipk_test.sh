@@ -219,7 +219,7 @@ check "postinst runs and removes uci-defaults/80_reterm" \
 	grep -qE '^for f in (.* )?80_reterm( |;)' "$P"
 check "postinst clears luci caches" grep -q 'rm -f /tmp/luci-indexcache' "$P"
 check "postinst reloads rpcd" grep -q '/etc/init.d/rpcd reload' "$P"
-check "prerm stops and disables every shipped service (reterm, retermd)" \
+check "prerm stops and disables every shipped service (reterm, reterm-latencyd)" \
 	bash -c 'list=$(sed -n "s/^for s in \(.*\); do$/\1/p" "$1" | head -n 1)
 		for svc in $(cd "$2" && ls); do
 			case " $list " in *" /etc/init.d/$svc "*) ;; *) exit 1 ;; esac

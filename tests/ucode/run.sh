@@ -35,12 +35,12 @@
 #                         namespace, driven by the `api` CLI
 #                         (tests/ucode/audit_ns.sh)
 #   fixture/overview      tests/js/fixtures/overview.json is what
-#                         make-overview.uc records from today's retermd
-# and for the sampler daemon retermd: monitor/* (tests/ucode/monitor/tests.sh).
+#                         make-overview.uc records from today's reterm-latencyd
+# and for the sampler daemon reterm-latencyd: latency/* (tests/ucode/latency/tests.sh).
 #
 # ucode: $RETERM_UCODE, else $RETERM_OWRT/host/bin/ucode (tools/owrt/build.sh),
 # else one on PATH.  Without ucode (or RETERM_UCODE=/nonexistent) the tests that need it are skipped; nft/*,
-# haproxy/*, oui and monitor/vectors still run.
+# haproxy/*, oui and latency/vectors still run.
 #
 # Output: "ok - <test>", "not ok - <test>", "skip - <test> (<reason>)", and
 # a last line "ucode: N passed, N failed, N skipped".  Exit 1 on failure.
@@ -55,7 +55,7 @@ MOCKS=$HERE/mocks
 CLI=$ROOT/root/usr/libexec/reterm/render
 
 # the ucode that tools/owrt/build.sh built for this machine, else one on PATH;
-# its ubusd and ubus CLI serve monitor/daemon
+# its ubusd and ubus CLI serve latency/daemon
 OWRT_HOST=${RETERM_OWRT:-/opt/owrt}/host
 [ -d "$OWRT_HOST/bin" ] && PATH=$OWRT_HOST/bin:$OWRT_HOST/sbin:$PATH
 UCODE=${RETERM_UCODE-$OWRT_HOST/bin/ucode}
@@ -94,7 +94,7 @@ uc_test() {
 	fi
 }
 
-. "$HERE/monitor/tests.sh"
+. "$HERE/latency/tests.sh"
 
 fixtures=()
 for d in "$FIXTURES"/*/; do
@@ -290,11 +290,11 @@ else
 	fi
 fi
 
-monitor_tests
+latency_tests
 
 if [ -z "$UCODE" ]; then
 	skipped fixture/overview "ucode not found"
-elif "$UCODE" -L "$MOCKS" -L "$MODS" -L "$HERE/monitor" "$ROOT/tests/js/fixtures/make-overview.uc" \
+elif "$UCODE" -L "$MOCKS" -L "$MODS" -L "$HERE/latency" "$ROOT/tests/js/fixtures/make-overview.uc" \
 		>"$TMP/overview.json" 2>"$TMP/overview.log" &&
      cmp "$ROOT/tests/js/fixtures/overview.json" "$TMP/overview.json" >>"$TMP/overview.log"; then
 	ok "fixture/overview (overview.json is what make-overview.uc records)"

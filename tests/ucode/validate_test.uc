@@ -9,7 +9,7 @@
 
 import * as v from 'reterm.validate';
 import { auto_maxconn, auto_tcp_mem_max, memtotal_kb } from 'reterm.config';
-import { mark_set, mark_match } from 'reterm.render_nft';
+import { mark_set, mark_match } from 'reterm.render.nft';
 
 let passed = 0, failed = 0;
 

@@ -290,8 +290,8 @@ describe('fake rpc', () => {
 
 	it('replaces a reply of the wrong type by the expect default', async () => {
 		const h = createHarness();
-		h.rpc.handle('reterm', 'samples', { samples: 'oops' });
-		expect(await h.rpc.declare({ object: 'reterm', method: 'samples', expect: { samples: [] } })()).toEqual([]);
+		h.rpc.handle('reterm.latency', 'samples', { samples: 'oops' });
+		expect(await h.rpc.declare({ object: 'reterm.latency', method: 'samples', expect: { samples: [] } })()).toEqual([]);
 	});
 
 	it('rejects calls nobody handles', async () => {

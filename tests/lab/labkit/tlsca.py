@@ -1,7 +1,7 @@
 """A throwaway CA and a server certificate, made with openssl at run time
 (never committed): make(dir, name) -> {"ca": path, "cert": path, "key": path}.
 The lab's HTTPS server presents the certificate for `name`; the router
-verifies it with "ca" (reterm.monitor.ca_file)."""
+verifies it with "ca" (reterm.latency.ca_file)."""
 import os
 import subprocess
 

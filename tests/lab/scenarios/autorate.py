@@ -2,9 +2,9 @@
 `wan` namespace (`tc qdisc change ... netem rate`), while 4 download flows
 and 1 upload flow run and the far server answers the reflector probes.
 Each schedule runs three times in one go: no shaping, CAKE fixed at the
-base rate (the Shaping page's sqm commands), and CAKE driven by retermd's
-controller (monitor-test --autorate: the service with adaptive shaping,
-as retermd runs it, without ubus).
+base rate (the Shaping page's sqm commands), and CAKE driven by reterm-latencyd's
+controller (latency-run --autorate: the service with adaptive shaping,
+as reterm-latencyd runs it, without ubus).
 
 Schedules (`make lab`): steps 20 -> 8 -> 30 -> 12 Mbit/s, 30 s each; a
 random walk of 5-40 Mbit/s in 1 s steps (at most 3 Mbit/s a step) for 120 s
@@ -45,7 +45,7 @@ from labkit.reterm import ROOT, ucode_binary
 from scenarios import shaping
 from targets import AUTORATE as TARGETS, autorate_meets as meets  # the benchmark's lines (repeat())
 
-MONITOR_TEST = os.path.join(ROOT, "usr", "libexec", "reterm", "monitor-test")
+MONITOR_TEST = os.path.join(ROOT, "usr", "libexec", "reterm", "latency-run")
 RTT_MS = 20
 UP_MBIT = 10
 SECONDS = 120
@@ -68,7 +68,7 @@ RUN_KEYS = ("added_ms_mean", "added_ms_p95", "utilisation", "ul_rate_share", "co
 ONLY_VARIANTS = os.environ.get("LAB_AUTORATE_VARIANTS", "").split() or VARIANTS
 ONLY_SCHEDULES = os.environ.get("LAB_AUTORATE_SCHEDULES", "").split() or ("steps", "walk")
 # LAB_AUTORATE_TICKS=1: the controller's probes and ticks as JSON lines in
-# tests/lab/out/ticks-<schedule>.jsonl (monitor-test --tick-log)
+# tests/lab/out/ticks-<schedule>.jsonl (latency-run --tick-log)
 TICKS = os.environ.get("LAB_AUTORATE_TICKS") == "1"
 OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "out")
 
@@ -151,7 +151,7 @@ def shaping_off():
 
 
 def controller(ucode, seconds, log=None, auto=True):
-    """retermd's sampler service with adaptive shaping; auto=False: the
+    """reterm-latencyd's sampler service with adaptive shaping; auto=False: the
     sampler alone with the same prober (raw ICMP sockets in the process),
     whose own CPU is what the controller adds to"""
     extra = ["--tick-log", os.path.join(OUT, "ticks-%s.jsonl" % log)] if log and TICKS else []

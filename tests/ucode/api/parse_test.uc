@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Unit tests of the pure parts of the API: reterm.hosts parsers,
-// reterm.audit (nft -j, ss -tin, evaluation, the nft command), reterm.oui,
+// Unit tests of the pure parts of the API: reterm.api.hosts parsers,
+// reterm.api.audit (nft -j, ss -tin, evaluation, the nft command), reterm.api.oui,
 // reterm.reply and the haproxy "show stat" parser, on recorded outputs in
 // fixtures/parsers/.  Run with the real modules only:
 //
@@ -12,11 +12,11 @@
 'use strict';
 
 import { readfile } from 'fs';
-import * as H from 'reterm.hosts';
-import * as A from 'reterm.audit';
+import * as H from 'reterm.api.hosts';
+import * as A from 'reterm.api.audit';
 import * as R from 'reterm.reply';
-import { lookup, load } from 'reterm.oui';
-import { stat_sessions } from 'reterm.haproxy_stats';
+import { lookup, load } from 'reterm.api.oui';
+import { stat_sessions } from 'reterm.api.haproxy';
 
 const DIR = sourcepath(0, true) + '/fixtures/parsers';
 
@@ -308,11 +308,11 @@ check('reply.check', [
 	R.check(null, { a: { type: 'int' } }),
 	R.check('x', {})
 ], [
-	{ error: 'invalid_argument', message: "argument 'a' is required" },
-	{ error: 'invalid_argument', message: "argument 'a' must be a string" },
-	{ error: 'invalid_argument', message: 'unknown argument "b"' },
-	null, null,
-	{ error: 'invalid_argument', message: 'arguments must be an object' }
+	{ error: 'invalid_argument', message: "argument 'a' is required", field: 'a' },
+	{ error: 'invalid_argument', message: "argument 'a' must be a string", field: 'a' },
+	{ error: 'invalid_argument', message: 'unknown argument "b"', field: 'b' },
+	{ args: { a: 'x' } }, { args: {} },
+	{ error: 'invalid_argument', message: 'arguments must be an object', field: null }
 ]);
 
 function rep(s, n) {

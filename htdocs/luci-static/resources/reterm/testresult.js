@@ -4,7 +4,7 @@
 'require reterm.units as units';
 
 /*
- * What a finished test shows: the summary of a retermd result (grades,
+ * What a finished test shows: the summary of a reterm-latencyd result (grades,
  * RPM, the reasons it is inconclusive), its per-phase rows, its CDF
  * series and the phase names. Pure, no DOM, no RPC. Use as:
  * 'require reterm.testresult as testresult';

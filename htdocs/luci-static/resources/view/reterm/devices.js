@@ -5,9 +5,9 @@
 'require ui';
 'require dom';
 'require poll';
-'require reterm.devices as devices';
-'require reterm.deviceadd as deviceadd';
-'require reterm.devicelive as devicelive';
+'require reterm.devices.rows as devices';
+'require reterm.devices.add as deviceadd';
+'require reterm.devices.live as devicelive';
 
 /*
  * Network → Re-termination → Devices: which LAN devices get their TCP
@@ -18,7 +18,7 @@
  * LuCI holds them (saved and staged changes included; they win over what
  * the router answered). Consoles and handhelds first. The row fields
  * (re-terminate, ports, custom ports) are virtual: after every field
- * parsed, commit() turns them into UCI changes with reterm.devices
+ * parsed, commit() turns them into UCI changes with reterm.devices.rows
  * plan(): a device switched on for the first time gets a section (name
  * from its host name, mac, enabled, ports), switching off sets enabled 0
  * and keeps the section, "Remove" deletes it. Everything goes through the
@@ -35,8 +35,8 @@
  * Live numbers of re-terminated devices come from ubus "reterm
  * device_stats" every poll interval while the page is open; a router
  * without that method answers through "hosts" (rwnd-limited share only).
- * What the router is asked: reterm.devicelive; the add-by-MAC box:
- * reterm.deviceadd.
+ * What the router is asked: reterm.devices.live; the add-by-MAC box:
+ * reterm.devices.add.
  */
 
 function valid(fn) {

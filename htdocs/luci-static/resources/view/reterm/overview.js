@@ -2,22 +2,22 @@
 'require view';
 'require form';
 'require uci';
-'require reterm.monitor as monitor';
-'require reterm.testrun as testrun';
-'require reterm.graphchart as graphchart';
-'require reterm.overviewlive as overviewlive';
-'require reterm.overviewtest as overviewtest';
-'require reterm.overviewcompare as overviewcompare';
+'require reterm.latency as monitor';
+'require reterm.guided as testrun';
+'require reterm.graph.chart as graphchart';
+'require reterm.overview.live as overviewlive';
+'require reterm.overview.test as overviewtest';
+'require reterm.overview.compare as overviewcompare';
 
 /*
  * Network → Re-termination → Overview: latency under load.
  *
  * Three panels, each a module of its own: the live graphs
- * (reterm.overviewlive), the guided bufferbloat test with its newest
- * result (reterm.overviewtest, through reterm.testrun) and the
- * before/after comparison of stored results (reterm.overviewcompare).
+ * (reterm.overview.live), the guided bufferbloat test with its newest
+ * result (reterm.overview.test, through reterm.guided) and the
+ * before/after comparison of stored results (reterm.overview.compare).
  * This view loads what they start from, draws the test settings (uci
- * reterm.monitor: streams; under "Advanced" the endpoint to try first
+ * reterm.latency: streams; under "Advanced" the endpoint to try first
  * and custom test URLs) as a LuCI form, links overview.css, and polls
  * only while the page is visible. With nothing set the router uses its
  * built-in public endpoints: "Start test" needs nothing typed.
@@ -26,7 +26,7 @@
  * test stages them too, so the router keeps what was last tested.
  */
 
-/* a test URL: empty (unset) or what retermd accepts */
+/* a test URL: empty (unset) or what reterm-latencyd accepts */
 const validUrl = (sid, v) => (v == null || v === '') ? true : (monitor.validateUrl(v) || true);
 const validStreams = (sid, v) => (v == null || v === '') ? true : (monitor.validateStreams(v) || true);
 
@@ -42,10 +42,10 @@ return view.extend({
 		]).then((data) => overviewcompare.newest(data[3], data[4]).then((newest) => data.concat([ newest ])));
 	},
 
-	/* the test settings: uci reterm.monitor through LuCI's form */
+	/* the test settings: uci reterm.latency through LuCI's form */
 	settingsForm(endpoints) {
 		const m = new form.Map('reterm'),
-		    s = m.section(form.NamedSection, 'monitor', 'monitor');
+		    s = m.section(form.NamedSection, 'latency', 'latency');
 		let o;
 
 		s.tab('test', _('Test'), _('The test runs against a public speed-test endpoint: no server of your own is needed.'));
@@ -77,7 +77,7 @@ return view.extend({
 	/* what the form shows now, as test_start takes it */
 	settings() {
 		const value = (name) => {
-			const ref = this.map ? this.map.lookupOption(name, 'monitor') : null;
+			const ref = this.map ? this.map.lookupOption(name, 'latency') : null;
 
 			return ref ? ref[0].formvalue(ref[1]) : null;
 		};
@@ -91,8 +91,8 @@ return view.extend({
 			return Promise.resolve(null);
 
 		/* an old config without the section: the form creates it */
-		if (!uci.get('reterm', 'monitor'))
-			uci.add('reterm', 'monitor', 'monitor');
+		if (!uci.get('reterm', 'latency'))
+			uci.add('reterm', 'latency', 'latency');
 
 		this.map = this.settingsForm(endpoints);
 
@@ -112,7 +112,7 @@ return view.extend({
 		return this.renderForm(reterm !== null, endpoints).then((formNode) => {
 			this.live = overviewlive.create({
 				samples: samples,
-				shaper: sqm !== null ? monitor.shaperFromSqm(uci.sections('sqm', 'queue'), uci.get('reterm', 'monitor', 'wan_device')) : null
+				shaper: sqm !== null ? monitor.shaperFromSqm(uci.sections('sqm', 'queue'), uci.get('reterm', 'latency', 'wan_device')) : null
 			});
 			this.compare = overviewcompare.create({ list: list, known: [ newest ] });
 			this.test = overviewtest.create({

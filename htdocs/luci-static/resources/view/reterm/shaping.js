@@ -5,11 +5,11 @@
 'require fs';
 'require dom';
 'require rpc';
-'require reterm.cake as cake';
-'require reterm.tcpreview as tcpreview';
-'require reterm.shaping as shaping';
-'require reterm.wandetect as wandetect';
-'require reterm.autorateform as autorateform';
+'require reterm.shaping.cake as cake';
+'require reterm.shaping.preview as tcpreview';
+'require reterm.shaping.sqm as shaping';
+'require reterm.shaping.wan as wandetect';
+'require reterm.shaping.autorate as autorateform';
 
 /*
  * Network → Re-termination → Shaping: CAKE through sqm-scripts.
@@ -18,11 +18,11 @@
  * disabled, when missing). enabled, interface, download and upload are
  * sqm options (rates typed in Mbit/s, stored in kbit/s). The CAKE fields
  * are virtual: sqm has no option for them, so they are read from and
- * written to iqdisc_opts / eqdisc_opts through reterm.cake, keeping the
+ * written to iqdisc_opts / eqdisc_opts through reterm.shaping.cake, keeping the
  * words we do not manage (shown as "extra options"). A section's option
  * strings are rewritten only when one of its CAKE fields changed; then
  * qdisc, script, linklayer and luci-app-sqm's *_advanced flags are set
- * too (reterm.shaping changes()). Everything goes through the Map's
+ * too (reterm.shaping.sqm changes()). Everything goes through the Map's
  * normal save: staged UCI changes, applied with rollback by Save & Apply.
  * sqm sources the stored values as root, so each one must pass
  * shaping.sqmValueError() first.
@@ -72,7 +72,7 @@ return view.extend({
 			L.resolveDefault(fs.list('/var/run/sqm/available_qdiscs'), null),
 			L.resolveDefault(fs.read('/usr/lib/sqm/defaults.sh'), null),
 			L.resolveDefault(callInitList('sqm'), null),
-			/* adaptive shaping's settings (reterm.autorateform) */
+			/* adaptive shaping's settings (reterm.shaping.autorate) */
 			L.resolveDefault(uci.load('reterm'), null)
 		]);
 	},
@@ -105,7 +105,7 @@ return view.extend({
 
 	/*
 	 * What the section would be after saving the current form values
-	 * (reterm.shaping pending()).
+	 * (reterm.shaping.sqm pending()).
 	 */
 	pending(sid) {
 		const f = this.fields;

@@ -6,34 +6,34 @@
 'require dom';
 'require poll';
 'require fs';
-'require reterm.wizard as wizard';
-'require reterm.wizardsteps as steps';
-'require reterm.wizardpropose as propose';
-'require reterm.wizardpause as pause';
-'require reterm.wizardpanels as panels';
-'require reterm.wizardautorate as wizardautorate';
-'require reterm.wizardstage as stage';
-'require reterm.wizardtest as wizardtest';
-'require reterm.testrun as testrun';
-'require reterm.wandetect as wandetect';
-'require reterm.tcpreview as tcpreview';
+'require reterm.wizard.state as wizard';
+'require reterm.wizard.steps as steps';
+'require reterm.wizard.propose as propose';
+'require reterm.wizard.pause as pause';
+'require reterm.wizard.panels as panels';
+'require reterm.wizard.autorate as wizardautorate';
+'require reterm.wizard.stage as stage';
+'require reterm.wizard.test as wizardtest';
+'require reterm.guided as testrun';
+'require reterm.shaping.wan as wandetect';
+'require reterm.shaping.preview as tcpreview';
 
 /*
  * Network → Re-termination → Wizard: from a slow, bloated line to a fixed one in
  * five steps (look, measure, propose, apply & verify, devices).
  *
- * The step logic is reterm.wizard, the proposal reterm.wizardpropose (both
- * pure); what the steps show is reterm.wizardpanels, the guided test
- * reterm.wizardtest, what applying and cancelling stage reterm.wizardstage.
+ * The step logic is reterm.wizard.state, the proposal reterm.wizard.propose (both
+ * pure); what the steps show is reterm.wizard.panels, the guided test
+ * reterm.wizard.test, what applying and cancelling stage reterm.wizardstage.
  * This view reads, and stages changes only when the user applies a step:
  * the sqm queue in step 4, the reterm device sections and main.enabled in
  * step 5, each applied at once with LuCI's apply with rollback
  * (ui.changes.apply(true)). LuCI confirms that apply in the
- * background and reloads the page, so the "after" test waits until retermd
+ * background and reloads the page, so the "after" test waits until reterm-latencyd
  * reports the applied rates, and the wizard state (typed URLs included)
  * lives in sessionStorage: the page can be left (or reloaded) and resumed.
  * The "before" measurement runs with shaping off: the router pauses sqm
- * for the test and restarts it by itself (reterm.wizardpause), whether or
+ * for the test and restarts it by itself (reterm.wizard.pause), whether or
  * not this page stays open. Cancel forgets the state and, when a step was
  * already applied, puts the values from before the wizard back.
  */
@@ -41,7 +41,7 @@
 const STORAGE_KEY = 'reterm-wizard';
 
 const callHosts = rpc.declare({ object: 'reterm', method: 'hosts', expect: { hosts: [] } });
-const callMonitorStatus = rpc.declare({ object: 'reterm', method: 'monitor_status' });
+const callLatencyStatus = rpc.declare({ object: 'reterm.latency', method: 'status' });
 const callServerRtts = rpc.declare({ object: 'reterm', method: 'server_rtts' });
 /* the WAN device, its link speed, flow offloading: never uci network/firewall */
 const callWanInfo = rpc.declare({ object: 'reterm', method: 'wan_info' });
@@ -56,7 +56,7 @@ return view.extend({
 			L.resolveDefault(callWanInfo(), null),
 			L.resolveDefault(uci.load('reterm'), null),
 			L.resolveDefault(callHosts(), null),
-			testrun.settle(callMonitorStatus()),
+			testrun.settle(callLatencyStatus()),
 			L.resolveDefault(fs.read('/usr/lib/sqm/defaults.sh'), null),
 			L.resolveDefault(callServerRtts(), null)
 		]);
@@ -96,7 +96,7 @@ return view.extend({
 		      device = wan ? wandetect.wanDevice(wan) : null,
 		      queues = data[0] ? uci.sections('sqm', 'queue') : [],
 		      mon = data[4] || {},
-		      mcfg = uci.get('reterm', 'monitor') || {};
+		      mcfg = uci.get('reterm', 'latency') || {};
 
 		return {
 			sqmInstalled: data[0] === true,
@@ -353,13 +353,13 @@ return view.extend({
 		});
 	},
 
-	/* the "after" test waits until retermd reports the applied rates
+	/* the "after" test waits until reterm-latencyd reports the applied rates
 	 * (steps.confirmWait()), polling its status */
 	confirmApplied() {
 		if (!this.state.applyWait || this.waitFn)
 			return;
 
-		const t0 = Date.now(), fn = () => testrun.settle(callMonitorStatus()).then((r) => {
+		const t0 = Date.now(), fn = () => testrun.settle(callLatencyStatus()).then((r) => {
 			const v = (this.waitFn === fn && this.state.applyWait) ? steps.confirmWait(this.state.applyWait, r, Date.now() - t0) : 'wait';
 
 			if (v === 'wait')

@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The ubus API "reterm": what each method does (the live latency ones
-// are in reterm.monitor_api).  The rpcd plugin
-// (/usr/share/rpcd/ucode/reterm) is only the methods table over these
-// functions, and /usr/libexec/reterm/api runs the same plugin from a shell
-// (the lab has no ubus).
-//
-// Every method checks its arguments first and answers an error reply
-// (reterm.reply) before anything is written.  Successful writes commit the
-// reterm package and reload the service.
+// The ubus object "reterm": what each method does.  The rpcd plugin
+// (/usr/share/rpcd/ucode/reterm) declares each method's arguments and
+// error codes and checks every call before it reaches these functions;
+// /usr/libexec/reterm/api runs the same plugin from a shell (the lab has
+// no ubus).  An error reply (reterm.reply) comes before anything is
+// written; successful writes commit the reterm package and reload the
+// service.
 //
 // I/O: uci (RETERM_UCI_CONFDIR overrides the config directory, as for the
 // render CLI), ubus (optional: absent or not answering is tolerated),
 // files under /tmp, /etc, /proc and /sys/class/net/<netdev>/speed, the
-// haproxy stats socket (optional, reterm.haproxy_stats),
-// and fixed commands: the nft and ss commands of reterm.audit,
+// haproxy stats socket (optional, reterm.api.haproxy),
+// and fixed commands: the nft and ss commands of reterm.api.audit,
 // "ip -6 neigh show", and "/etc/init.d/reterm reload" (argv form, no
 // shell).
 
@@ -25,14 +23,14 @@ import { cursor } from 'uci';
 import { connect } from 'ubus';
 import { load as load_config, DEFAULTS } from 'reterm.config';
 import * as v from 'reterm.validate';
-import { error, check, show } from 'reterm.reply';
-import * as H from 'reterm.hosts';
-import * as D from 'reterm.devices';
-import * as A from 'reterm.audit';
-import { lookup } from 'reterm.oui';
-import * as RS from 'reterm.runstate';
-import * as W from 'reterm.waninfo';
-import { sessions } from 'reterm.haproxy_stats';
+import { error } from 'reterm.reply';
+import * as H from 'reterm.api.hosts';
+import * as D from 'reterm.api.devices';
+import * as A from 'reterm.api.audit';
+import { lookup } from 'reterm.api.oui';
+import * as RS from 'reterm.api.runstate';
+import * as W from 'reterm.api.waninfo';
+import { sessions } from 'reterm.api.haproxy';
 
 export const INIT = '/etc/init.d/reterm';
 export const APPLY_BG = '/usr/libexec/reterm/apply-bg', APPLY_DIR = '/var/run/reterm';
@@ -315,7 +313,7 @@ export function server_rtts() {
 }
 
 // What the Shaping and Wizard pages need of the network and firewall
-// configuration (reterm.waninfo): read here as root, so that LuCI
+// configuration (reterm.api.waninfo): read here as root, so that LuCI
 // sessions need no read access to those configs and their secrets.
 function sections(c, conf) {
 	let out = [];
@@ -391,21 +389,10 @@ export function apply() {
 	return { applied: true };
 }
 
-export const AUDIT_START_ARGS = {
-	minutes: { type: 'int' }
-};
-
+// audit_start / audit_result: arguments checked and defaulted by the
+// method table (minutes, mac, rtt_ms within audit.uc's bounds)
 export function audit_start(args) {
-	let e = check(args, AUDIT_START_ARGS);
-
-	if (e)
-		return e;
-
-	let minutes = args?.minutes ?? A.DEFAULT_MINUTES;
-
-	if (minutes < 1 || minutes > A.MAX_MINUTES)
-		return error('invalid_argument', 'minutes must be 1-%d, not %d', A.MAX_MINUTES, minutes);
-
+	let minutes = args.minutes;
 	let conf = config(uci_cursor());
 
 	if (!conf.cfg)
@@ -422,30 +409,8 @@ export function audit_start(args) {
 	return { running: true, lan_device: conf.lan_device, minutes, remaining_s: minutes * 60 };
 }
 
-export const AUDIT_RESULT_ARGS = {
-	mac: { type: 'string' },
-	rtt_ms: { type: 'int' }
-};
-
 export function audit_result(args) {
-	let e = check(args, AUDIT_RESULT_ARGS);
-
-	if (e)
-		return e;
-
-	let mac = null;
-
-	if (args?.mac != null) {
-		mac = v.mac(args.mac);
-
-		if (mac == null)
-			return error('invalid_argument', 'mac %s is invalid: expected %s', show(args.mac), v.grammar.mac);
-	}
-
-	let rtt = args?.rtt_ms ?? A.DEFAULT_RTT_MS;
-
-	if (rtt < 1 || rtt > A.MAX_RTT_MS)
-		return error('invalid_argument', 'rtt_ms must be 1-%d, not %d', A.MAX_RTT_MS, rtt);
+	let mac = args.mac, rtt = args.rtt_ms;
 
 	let c = uci_cursor();
 	let r = host_list(c, config(c), rtt);

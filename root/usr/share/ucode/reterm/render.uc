@@ -8,9 +8,9 @@
 
 'use strict';
 
-import { ruleset_pre, table_pre, chain_prerouting, chain_input } from 'reterm.render_nft';
-import { haproxy, fd_limit } from 'reterm.render_haproxy';
-import { sysctl } from 'reterm.render_sysctl';
+import { ruleset_pre, table_pre, chain_prerouting, chain_input } from 'reterm.render.nft';
+import { haproxy, fd_limit } from 'reterm.render.haproxy';
+import { sysctl } from 'reterm.render.sysctl';
 
 // POSIX sh assignments for the apply script.  Every value is a number, a
 // 0x hex number or a validated netdev name; quoting is belt and braces.

@@ -1,23 +1,41 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Replies of the ubus API.  Every failure is
+// The contract of reterm's two ubus objects ("reterm", served by rpcd
+// from /usr/share/rpcd/ucode/reterm; "reterm.latency", served by
+// reterm-latencyd): the one argument checker, the one error constructor
+// and the one list of error codes.  Every failure is
 //
-//   { "error": "<code>", "message": "<human text>" }
+//   { "error": "<code>", "message": "<human text>" [, "field": "<argument>"] }
 //
-// with one of these codes:
-//
-//   invalid_argument  an argument is missing, of the wrong type, unknown, or
-//                     does not match its grammar; nothing was changed
-//   not_found         no configured device has that MAC
-//   exists            a device with that MAC is already configured
-//   not_running       reterm is not enabled / its firewall rules are not
-//                     loaded, so there is nothing to audit
-//   internal          the router failed to do it (uci, nft, init script)
+// Each object declares its methods once, as { args: SPEC, codes: [...],
+// call } (reterm.api METHODS, reterm.latency.api METHODS); dispatch()
+// checks the arguments against SPEC once and calls the method with the
+// checked ones; policy() gives ubus the typed examples it filters calls
+// with.  docs/ubus-api.md lists these codes; a test holds the two equal.
 
 'use strict';
 
-export const CODES = [ 'invalid_argument', 'not_found', 'exists', 'not_running', 'internal' ];
+export const CODES = {
+	invalid_argument: 'an argument is missing, unknown, of the wrong type or outside its grammar; nothing was changed',
+	not_found: 'no configured device has that MAC, no host is known with it, or no result has that id',
+	exists: 'a device with that MAC is already configured',
+	not_running: 'reterm is disabled or its firewall rules are not loaded, so there is nothing to audit',
+	internal: 'the router failed to do it (uci, nft, an init script, a child process)',
+	busy: 'a guided test is already running',
+	no_test: 'no guided test is running',
+	too_soon: 'the last test attempt was less than 30 s ago (wait_s says how long to wait)',
+	target_refused: 'a test server that is not a public Internet address on port 80, 443 or 8080 (or not the admin\'s)',
+	pause_failed: 'shaping could not be paused for the test, so it did not start',
+	dns_failed: 'the test server\'s name did not resolve',
+	unreachable: 'the test server did not answer',
+	tls_failed: 'the test server\'s certificate or TLS handshake failed',
+	throttled: 'the test server refused the test (HTTP 403 or 429)',
+	no_endpoint: 'none of the built-in test endpoints can be used (tried says why)'
+};
 
+// error(code, fmt, ...args) -> { error, message }; code one of CODES (the
+// ucode tier's contract test reads every call and holds it to CODES and to
+// its method's declared codes)
 export function error(code, fmt, ...args) {
 	return { error: code, message: length(args) ? sprintf(fmt, ...args) : fmt };
 }
@@ -45,45 +63,88 @@ export function show(val) {
 	return substr(s, 0, cut) + '...';
 }
 
-const TYPES = {
-	string: 'a string',
-	int: 'an integer',
-	bool: 'a boolean (true or false)'
-};
+const TYPES = { string: 'a string', int: 'an integer', bool: 'true or false' };
+const EXAMPLES = { string: '', int: 0, bool: false };
 
-// check(args, spec) -> null when fine, else an invalid_argument reply.
+function bad(field, fmt, ...args) {
+	return { ...error('invalid_argument', fmt, ...args), field };
+}
+
+// check(args, spec) -> { args } (each declared argument checked and
+// normalized, defaults filled in) or an invalid_argument error naming
+// the `field`.
 //
-// spec: { name: { type: 'string'|'int'|'bool', required: bool } }.  rpcd
-// already rejects undeclared and mistyped arguments; this repeats the
-// check for callers that bypass rpcd (the CLI, tests) and catches
-// missing required ones.  "ubus_rpc_session" is what rpcd adds for HTTP
-// callers and is ignored.
+// spec: { name: { type: 'string'|'int'|'bool', required, default,
+//                 check: fn(v) -> normalized value | null, grammar: text } }
+// Unknown arguments are refused; "ubus_rpc_session", which uhttpd adds to
+// every call over HTTP, is ignored.
 export function check(args, spec) {
-	if (args == null)
-		args = {};
+	args ??= {};
 
 	if (type(args) != 'object')
-		return error('invalid_argument', 'arguments must be an object');
+		return bad(null, 'arguments must be an object');
 
-	for (let k in sort(keys(args))) {
-		if (k == 'ubus_rpc_session')
+	for (let k in sort(keys(args)))
+		if (k != 'ubus_rpc_session' && !exists(spec, k))
+			return bad(k, 'unknown argument %s', show(k));
+
+	let out = {};
+
+	for (let k, s in spec) {
+		let v = args[k];
+
+		if (v == null) {
+			if (s.required)
+				return bad(k, "argument '%s' is required", k);
+
+			if (exists(s, 'default'))
+				out[k] = s.default;
+
 			continue;
+		}
 
-		if (!exists(spec, k))
-			return error('invalid_argument', 'unknown argument %s', show(k));
+		if (type(v) != s.type)
+			return bad(k, "argument '%s' must be %s", k, TYPES[s.type]);
 
-		let want = spec[k].type, v = args[k];
+		let c = s.check ? s.check(v) : v;
 
-		if (v == null && !spec[k].required)
-			continue;
+		// (the value is not echoed: a reply must not reflect what a caller
+		// injected)
+		if (c == null)
+			return bad(k, "argument '%s' must be %s", k, s.grammar ?? TYPES[s.type]);
 
-		if (type(v) != want)
-			return error('invalid_argument', "argument '%s' must be %s", k, TYPES[want]);
+		out[k] = c;
 	}
 
-	for (let k, s in spec)
-		if (s.required && args[k] == null)
-			return error('invalid_argument', "argument '%s' is required", k);
+	return { args: out };
+}
 
-	return null;
+// policy(spec, session) -> the typed examples ubus filters calls with
+// (rpcd's ucode plugins and ucode's ubus.publish() alike); session: the
+// method is called over HTTP too, so uhttpd's ubus_rpc_session is
+// declared (ucode's ubus module refuses undeclared arguments)
+export function policy(spec, session) {
+	let p = {};
+
+	for (let k, s in spec)
+		p[k] = s.example ?? EXAMPLES[s.type];
+
+	if (session)
+		p.ubus_rpc_session = '';
+
+	return p;
+}
+
+// dispatch(methods, name, args, ...extra) -> the method's reply, after its
+// arguments passed check(); extra goes to the method as it is (e.g. a
+// deferred-reply handle)
+export function dispatch(methods, name, args, ...extra) {
+	let m = methods[name];
+
+	if (!m)
+		return error('invalid_argument', 'no method %s', show(name));
+
+	let c = check(args, m.args ?? {});
+
+	return c.error ? c : m.call(c.args, ...extra);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Strict grammars for every value that reaches nft, haproxy, sysctl or a
-// shell.  Each function takes the raw UCI value and returns the normalized
+// Strict grammars for every value that reaches nft, haproxy, sysctl, a
+// shell or a socket.  Each function takes the raw UCI value and returns the normalized
 // value, or null when the value does not match its grammar.  Nothing here
 // trims, unquotes or guesses: a value is either exactly right or rejected.
 //
@@ -253,6 +253,109 @@ export function cidr(s) {
 	};
 }
 
+// ---- test server URLs (the guided test's download_url / upload_url) -----
+//
+// http:// (the socket load in reterm-latencyd, reterm.latency.test.load)
+// or https:// (the uclient load in a child process,
+// reterm.latency.test.tlsload).  At most 256 characters, printable ASCII
+// without spaces (so no quotes, backticks, `$(`, `;`, newlines):
+//   http[s]://HOST[:PORT][PATH]
+//   HOST  IPv4 dotted quad | "[" IPv6 "]" | hostname (labels of
+//         A-Z a-z 0-9 and inner "-", 1-63 each, at most 253 total)
+//   PORT  1-65535 (default 80 for http, 443 for https)
+//   PATH  "/" followed by A-Z a-z 0-9 - . _ ~ / ? = & % + , : @
+// An https:// URL must name its host (no IP literal): the certificate is
+// checked against the name.
+
+export const MAX_URL = 256;
+
+export function hostname(s) {
+	if (!printable(s, 253))
+		return null;
+
+	for (let l in split(s, '.'))
+		if (!match(l, /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/))
+			return null;
+
+	// all-numeric names are not hostnames (a malformed IPv4 address)
+	return match(s, /[A-Za-z]/) ? lc(s) : null;
+}
+
+// IP literal (IPv4 or IPv6, no zone, no prefix) -> canonical text or null
+export function ip(s) {
+	if (!printable(s, 45) || index(s, '/') >= 0 || index(s, '%') >= 0)
+		return null;
+
+	let a = iptoarr(s);
+
+	return (type(a) == 'array' && (length(a) == 4 || length(a) == 16)) ? arrtoip(a) : null;
+}
+
+// { url, scheme, host, port, path, family: 4|6|null (a name) } or null
+function parse_url(s, scheme) {
+	if (!printable(s, MAX_URL) || substr(s, 0, length(scheme) + 3) != `${scheme}://`)
+		return null;
+
+	let m = match(substr(s, length(scheme) + 3),
+		/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?(\/[A-Za-z0-9._~\/?=&%+,:@-]*)?$/);
+
+	if (!m)
+		return null;
+
+	let host = m[1], family = null;
+
+	if (substr(host, 0, 1) == '[') {
+		host = ip(substr(host, 1, length(host) - 2));
+
+		if (host == null || index(host, ':') < 0)
+			return null;
+
+		family = 6;
+	}
+	else if (match(host, /^[0-9.]+$/)) {
+		host = ip(host);
+
+		if (host == null)
+			return null;
+
+		family = 4;
+	}
+	else {
+		host = hostname(host);
+
+		if (host == null)
+			return null;
+	}
+
+	let port = (scheme == 'https') ? 443 : 80;
+
+	if (m[2] != null) {
+		let p = substr(m[2], 1);
+
+		if (!match(p, /^[1-9][0-9]*$/) || +p > 65535)
+			return null;
+
+		port = +p;
+	}
+
+	return { url: s, scheme, host, port, path: m[3] ?? '/', family };
+}
+
+export function http_url(s) {
+	return parse_url(s, 'http');
+}
+
+// https:// with a host name (a certificate names hosts, not addresses)
+export function https_url(s) {
+	let u = parse_url(s, 'https');
+
+	return (u && u.family == null) ? u : null;
+}
+
+export function test_url(s) {
+	return http_url(s) ?? https_url(s);
+}
+
 // Human readable description of each grammar, for error messages.
 export const grammar = {
 	bool: "'0' or '1'",
@@ -265,5 +368,7 @@ export const grammar = {
 	mark_mask: 'the mark must lie inside the mask',
 	table: 'a routing table id 1-252 or 256-2147483647',
 	maxconn: "a number 16-65535, or empty for automatic",
-	cidr: 'an IPv4 or IPv6 address or CIDR (e.g. 192.0.2.0/24, 2001:db8::/32)'
+	cidr: 'an IPv4 or IPv6 address or CIDR (e.g. 192.0.2.0/24, 2001:db8::/32)',
+	url: 'an http:// or https:// URL (host, optional port, path of safe characters, ' +
+		'at most 256 characters; https:// with a host name)'
 };

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Adaptive shaping's reflectors (reterm.latency.autorate.controller reads them): each
+// probe's delay above its reflector's own baseline, split into one-way
+// parts where the prober gave them, and which reflectors can be trusted.
+// Pure, like the controller: probes and the clock in, no I/O.
+//
+// A delta is a probe's RTT minus its reflector's own baseline (slowly
+// rising, quickly falling minimum), so reflectors at any distance count
+// alike.  Where the prober split the round trip into one-way delays (ICMP
+// timestamps: up and down, each with the clocks' offset in it), each
+// gets its own baseline too, and the parts (dir: { dl, ul }) say which
+// direction a delay is in.  Parts that do not fit in the RTT's delta
+// (fits(): the reflector's clock is not one) give no split and do not
+// move the one-way baselines, so one odd reply (corrupt, spoofed, a clock
+// step) cannot pull them down; OWD_MISFITS in a row start them anew.
+//
+// Reflectors are judged as they answer:
+//   lost     LOST_OF of its last HEALTH_N probes unanswered: not used
+//            for SHUN_MS, then tried again
+//   erratic  ERRATIC_OF times in STRIKE_MS a delta above delay_ms that
+//            the other reflectors' answers contradict: low ones (at most
+//            delay_ms / 3) within JUDGE_MS before and after it, and no
+//            other high one in between (it answers late on its own, e.g.
+//            ICMP rate limiting): not used for SHUN_MS.  A queue that
+//            comes and goes is seen by every reflector in turn, so its
+//            last high answers followed by low ones are no strike.  A
+//            near hop (near()) contradicts only other near hops: the
+//            queue may lie beyond it.  A bloat needs two reflectors
+//            anyway, so one late reflector never cuts alone
+// A reflector not probed for GONE_MS (after its shun, if shunned) is
+// forgotten.  The newest WINDOW deltas of healthy reflectors are kept
+// for the controller: [ { t, target, delta, dir: { dl, ul } | null } ].
+
+'use strict';
+
+import * as stats from 'reterm.latency.stats';
+
+export const WINDOW = 6, OWD_TOL_MS = 5, OWD_MISFITS = 5;
+export const HEALTH_N = 10, LOST_OF = 5, SHUN_MS = 600000, GONE_MS = 60000;
+export const FALLBACK_EVERY = 4;
+export const JUDGE_MS = 1000, ERRATIC_OF = 4, STRIKE_MS = 20000;
+const DAY_MS = 86400000;
+
+// one-way parts of a delay: each within the whole of it, and together
+// most of it (their baselines' sum is at most the RTT's)
+export function fits(dir, delta) {
+	return dir.ul >= -OWD_TOL_MS && dir.dl >= -OWD_TOL_MS && dir.ul <= delta + OWD_TOL_MS &&
+		dir.dl <= delta + OWD_TOL_MS && dir.ul + dir.dl >= delta - max(OWD_TOL_MS, delta / 2);
+}
+
+// a smooth weighted round robin over [ [ key, weight ], ... ]: each call
+// the next key; in every run of sum(weights) calls each key comes up
+// weight times, spread out (ties: the first listed)
+function picker(ws) {
+	let total = 0, cw = map(ws, () => 0);
+
+	for (let x in ws)
+		total += x[1];
+
+	return function() {
+		let best = 0;
+
+		for (let i = 0; i < length(ws); i++) {
+			cw[i] += ws[i][1];
+
+			if (cw[i] > cw[best])
+				best = i;
+		}
+
+		cw[best] -= total;
+
+		return ws[best][0];
+	};
+}
+
+function gcd(a, b) {
+	return b ? gcd(b, a % b) : a;
+}
+
+// The probing round, one turn of the prober's round robin over near hops
+// (the scan's) and the configured reflectors, without the ones shunned
+// (off; all of them if that leaves none).  While two near hops or more
+// are in use the configured ones (anycast DNS by default) are the
+// fallback: together one probe in FALLBACK_EVERY, the near hops share
+// the rest.  With one near hop they are the second opinion a cut wants:
+// every reflector the same share.  Each target is spread over the round
+// and the families alternate as far as their shares allow: one-way
+// delays (ICMP timestamps) come over IPv4 only, and IPv6 probes in a row
+// from two reflectors are a bloat that names no direction.
+export function round(near, configured, off) {
+	let conf = filter(configured, (t) => index(near, t) < 0);
+	let on = (list) => filter(list, (t) => index(off ?? [], t) < 0);
+	let n = on(near), c = on(conf);
+
+	if (!length(n) && !length(c)) {
+		n = near;
+		c = conf;
+	}
+
+	let fallback = length(n) >= 2 && length(c) > 0, all = [ ...n, ...c ], w = {}, g = 0, total = 0;
+
+	for (let t in all) {
+		w[t] = !fallback ? 1 : (index(n, t) >= 0) ? (FALLBACK_EVERY - 1) * length(c) : length(n);
+		g = gcd(w[t], g);
+	}
+
+	let fams = [], in_fam = {};
+
+	for (let f in [ 4, 6 ]) {
+		let ts = filter(all, (t) => (index(t, ':') >= 0) == (f == 6)), sum = 0;
+
+		for (let t in ts)
+			sum += w[t] / g;
+
+		if (length(ts)) {
+			push(fams, [ f, sum ]);
+			in_fam[f] = picker(map(ts, (t) => [ t, w[t] / g ]));
+			total += sum;
+		}
+	}
+
+	let fam = picker(fams), out = [];
+
+	for (let i = 0; i < total; i++)
+		push(out, in_fam[fam()]());
+
+	return out;
+}
+
+function isnum(v) {
+	return type(v) == 'int' || type(v) == 'double';
+}
+
+export function count(list, f) {
+	let n = 0;
+
+	for (let x in list)
+		if (f(x))
+			n++;
+
+	return n;
+}
+
+// delay_ms: the delay that counts as high; note(t, why, target): a
+// reflector was shunned (the controller keeps it as a decision)
+export function create(delay_ms, note) {
+	let refl = {};		// target -> { base, ow: { dl, ul, misfits } | null, hist: [ delta | null ], shunned_until, why, last }
+	let window = [];	// newest last
+	let seen = [];		// { t, target, delta } of the last 2 x JUDGE_MS, for judge() (clear() keeps it)
+	let last_answer = null;
+	let near_hops = {};	// target -> true: found by the near-hop scan
+
+	function healthy(target, t) {
+		let r = refl[target];
+
+		return r == null || r.shunned_until == null || t >= r.shunned_until;
+	}
+
+	function shun(target, t, why) {
+		let r = refl[target];
+
+		r.shunned_until = t + SHUN_MS;
+		r.why = why;
+		r.hist = [];
+		r.base.reset();
+		r.ow = null;
+		window = filter(window, (w) => w.target != target);
+		seen = filter(seen, (w) => w.target != target);
+		note(t, sprintf('reflector %s not used for %d min: %s', target, SHUN_MS / 60000, why), target);
+	}
+
+	// a low answer judges the other reflectors' high ones of the last
+	// JUDGE_MS: one that had low answers of others before it (within
+	// JUDGE_MS) and no other high one since them is a strike.  A near
+	// hop's low answers judge only near hops
+	function judge(target, delta, t) {
+		seen = filter(seen, (x) => t - x.t <= 2 * JUDGE_MS);
+		push(seen, { t, target, delta });
+
+		if (delta > delay_ms / 3)
+			return null;
+
+		let judges = (x, of) => x.target != of && x.delta <= delay_ms / 3 && (!near_hops[x.target] || near_hops[of]);
+
+		for (let w in seen) {
+			if (w.judged || w.target == target || w.delta <= delay_ms || t - w.t > JUDGE_MS ||
+			    (near_hops[target] && !near_hops[w.target]))
+				continue;
+
+			// the others' answers around it: low before, none high
+			let around = filter(seen, (x) => x.target != w.target && x.t >= w.t - JUDGE_MS);
+
+			if (!length(filter(around, (x) => x.t < w.t && judges(x, w.target))) ||
+			    length(filter(around, (x) => x.delta > delay_ms)))
+				continue;
+
+			w.judged = true;
+
+			let r = refl[w.target];
+
+			r.strikes = filter([ ...(r.strikes ?? []), t ], (x) => t - x <= STRIKE_MS);
+
+			if (length(r.strikes) >= ERRATIC_OF)
+				return w.target;
+		}
+
+		return null;
+	}
+
+	// the one-way parts of an answer's delta, or null
+	function split(r, delta, owd, t) {
+		// the offset may make them negative; the baselines take
+		// numbers >= 0 (a day is more than any offset: +-12 h)
+		let up = owd.up + DAY_MS, down = owd.down + DAY_MS;
+
+		r.ow ??= { ul: stats.baseline(), dl: stats.baseline(), misfits: 0 };
+
+		// judged before the sample moves the baselines
+		if (r.ow.ul.value() != null && !fits({ ul: up - r.ow.ul.value(), dl: down - r.ow.dl.value() }, delta)) {
+			if (++r.ow.misfits >= OWD_MISFITS)
+				r.ow = null;
+
+			return null;
+		}
+
+		let dir = { ul: up - r.ow.ul.update(up, t), dl: down - r.ow.dl.update(down, t) };
+
+		r.ow.misfits = 0;
+
+		return fits(dir, delta) ? dir : null;
+	}
+
+	return {
+		// one probe result: rtt in ms, or null when it was not answered
+		// (t: mono ms it was sent); owd: { up, down } (ms, offsets in
+		// them) or null.  Returns its delta (null: none, or not used)
+		probe: function(target, rtt, t, owd) {
+			if (!healthy(target, t))
+				return;
+
+			let r = refl[target];
+
+			if (r == null || r.shunned_until != null)
+				r = refl[target] = { base: stats.baseline(), hist: [], shunned_until: null, why: null };
+
+			r.last = t;
+
+			let delta = null, dir = null;
+
+			if (rtt != null) {
+				delta = rtt - r.base.update(rtt, t);
+				last_answer = t;
+			}
+
+			if (delta != null && isnum(owd?.up) && isnum(owd?.down))
+				dir = split(r, delta, owd, t);
+
+			if (delta != null)
+				r.one_way = dir != null;	// its last answer split the delay
+
+			push(r.hist, delta);
+
+			if (length(r.hist) > HEALTH_N)
+				shift(r.hist);
+
+			if (count(r.hist, (x) => x == null) >= LOST_OF)
+				return shun(target, t, sprintf('%d of its last %d probes unanswered', LOST_OF, length(r.hist)));
+
+			if (delta == null)
+				return null;
+
+			let odd = judge(target, delta, t);
+
+			if (odd != null)
+				shun(odd, t, sprintf('answered late on its own %d times', ERRATIC_OF));
+
+			push(window, { t, target, delta, dir });
+
+			if (length(window) > WINDOW)
+				shift(window);
+
+			return delta;
+		},
+
+		// the deltas of the last ms (all kept ones without ms)
+		recent: (t, ms) => filter(window, (w) => ms == null || t - w.t <= ms),
+
+		// the next cut needs fresh evidence
+		clear: function() {
+			window = [];
+		},
+
+		last_answer: () => last_answer,
+
+		// the reflectors that are near hops (the scan's; the others are
+		// taken to lie beyond them)
+		near: function(list) {
+			near_hops = {};
+
+			for (let a in list ?? [])
+				near_hops[a] = true;
+		},
+
+		// forget the ones no longer probed (a near hop the scan replaced)
+		prune: function(t) {
+			for (let target, r in refl)
+				if (t - (r.shunned_until ?? r.last) > GONE_MS)
+					delete refl[target];
+		},
+
+		// the targets not used now (t: mono now), sorted: the prober
+		// leaves them alone until their shun ends
+		shunned: function(t) {
+			let out = [];
+
+			for (let target, r in refl)
+				if (!healthy(target, t))
+					push(out, target);
+
+			return sort(out);
+		},
+
+		// for autorate_status (t: mono now)
+		status: function(t) {
+			let rl = [];
+
+			for (let target, r in refl) {
+				let off = r.shunned_until != null && t < r.shunned_until;
+
+				push(rl, { target, state: off ? 'shunned' : 'used', why: off ? r.why : null,
+					baseline_ms: stats.round1(r.base.value()), one_way: r.one_way == true,
+					answered: count(r.hist, (x) => x != null), probes: length(r.hist) });
+			}
+
+			return rl;
+		}
+	};
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// reterm.latency.live.qdisc with real processes: one long-running stand-in
+// answers every `qdisc show` (a counter proves it is the same process), a
+// stand-in that dies is restarted, one that never answers is given up
+// after ANSWER_MS, after MAX_RESTARTS failures it falls back to env.run;
+// close() ends the child.  And the real `tc -s -j -force -batch -` where
+// this machine has tc: JSON per command, one process.
+
+'use strict';
+
+import * as uloop from 'uloop';
+import * as fs from 'fs';
+import * as Q from 'reterm.latency.live.qdisc';
+import { mono, wall } from 'reterm.latency.sys';
+import { checker, standins } from 'sim';
+
+let c = checker('monitor/qdisc');
+let socket = null;
+
+try { socket = require('socket'); } catch (e) { socket = null; }
+
+let st = standins('qdisc'), script = st.script;
+
+let good = script('good', 'n=0; while read -r l; do n=$((n + 1)); echo "[{\\"n\\":$n,\\"cmd\\":\\"$l\\"}]"; done');
+let dies = script('dies', 'read -r l; echo "[{\\"n\\":1}]"; exit 0');
+let mute = script('mute', 'while read -r l; do :; done');
+// reads slowly and writes every line it got to a file (the changes tc ran)
+let slow = script('slow', `sleep 0.3; while read -r l; do echo "$l" >> ${st.dir}/slow.out; done`);
+let runs = [];
+let env = { uloop, socket, fs, clock: { mono, wall }, run: (argv, cb) => { push(runs, join(' ', argv)); cb('[]'); } };
+
+uloop.init();
+
+// run the show() calls one after the other inside uloop; the answers in order
+function shows(q, n, done) {
+	let got = [];
+
+	function next() {
+		if (length(got) == n)
+			return done(got);
+
+		q.show((text) => {
+			push(got, text);
+			uloop.timer(10, next);
+		});
+	}
+
+	next();
+}
+
+let steps = [];
+
+function step(f) { push(steps, f); }
+
+function go() {
+	let f = shift(steps);
+
+	if (f)
+		f(go);
+	else
+		uloop.end();
+}
+
+if (!socket || type(fs.dup2) != 'function') {
+	print(`skipped: the socket module or fs.dup2 is missing in this ucode\n`);
+	exit(0);
+}
+
+step((next) => {
+	let q = Q.open(env, [ good ]);
+
+	shows(q, 3, (got) => {
+		c.eq('one process answers every show (its counter runs 1, 2, 3)',
+			map(got, (t) => json(t)[0].n), [ 1, 2, 3 ]);
+		c.eq('... with the qdisc show command', json(got[0])[0].cmd, 'qdisc show');
+		c.ok('... as a batch child', q.batch());
+		c.eq('... exactly one stand-in running', st.count('good'), 1);
+		q.close();
+		uloop.timer(100, () => {
+			c.eq('close() ends it', st.count('good'), 0);
+			c.eq('env.run never used', runs, []);
+			next();
+		});
+	});
+});
+
+step((next) => {
+	let q = Q.open(env, [ slow ]);
+
+	q.show(() => null);	// starts the batch child
+	c.eq('change: a bad device or rate is refused, nothing sent',
+		[ q.change('eth1; reboot', 1000), q.change('eth1', 0), q.change('eth1', 2.5), q.change('eth1', 100000001) ],
+		[ false, false, false, false ]);
+	c.ok('change: a good one is taken', q.change('ifb4eth1', 17500) && q.change('eth1', 4500));
+	// reterm-latencyd stopping: sqm's rates go out and the child is closed at once
+	q.close();
+	uloop.timer(1000, () => {
+		c.eq('close(): the batch child ran what it was sent before it ended (sqm\'s rates back on stop)',
+			split(trim(fs.readfile(`${st.dir}/slow.out`) ?? ''), '\n'),
+			[ 'qdisc show', 'qdisc change dev ifb4eth1 root cake bandwidth 17500kbit',
+			  'qdisc change dev eth1 root cake bandwidth 4500kbit' ]);
+		c.eq('close(): and it has ended', st.count('slow'), 0);
+		fs.unlink(`${st.dir}/slow.out`);
+		next();
+	});
+});
+
+step((next) => {
+	let q = Q.open(env, [ dies ]);
+
+	shows(q, 3, (got) => {
+		c.eq('a child that exits is started again for the next show', map(got, (t) => t ? json(t)[0].n : null)[0], 1);
+		c.ok('... every answer still arrives', length(filter(got, (t) => t != null)) >= 2);
+		q.close();
+		next();
+	});
+});
+
+step((next) => {
+	let q = Q.open(env, [ mute ]), t0 = mono();
+
+	q.show((text) => {
+		let ms = mono() - t0;
+
+		c.eq('a child that never answers: null', text, null);
+		c.ok(sprintf('... after ANSWER_MS (%d ms)', ms), ms >= Q.ANSWER_MS - 50 && ms < Q.ANSWER_MS + 1000);
+		shows(q, Q.MAX_RESTARTS + 1, (got) => {
+			c.eq(`after ${Q.MAX_RESTARTS} failed starts it runs tc once per show instead`,
+				[ got[-1], runs[-1] ], [ '[]', join(' ', Q.COMMAND) ]);
+			q.close();
+			uloop.timer(100, () => {
+				c.eq('... and no stand-in is left', st.count('mute'), 0);
+				next();
+			});
+		});
+	});
+});
+
+step((next) => {
+	let q = Q.open({ ...env, socket: null }, [ good ]);
+
+	runs = [];
+	q.show((text) => {
+		c.eq('without the socket module: one tc run per show', [ text, runs ], [ '[]', [ join(' ', Q.COMMAND) ] ]);
+		c.ok('... not a batch child', !q.batch());
+		next();
+	});
+});
+
+let tc = filter(Q.TC_PATHS, (p) => fs.access(p, 'x'))[0];
+
+if (tc)
+	step((next) => {
+		let q = Q.open(env);
+
+		runs = [];
+		shows(q, 2, (got) => {
+			let a = map(got, (t) => json(t ?? 'null'));
+
+			c.ok('real tc: a JSON array per show', type(a[0]) == 'array' && type(a[1]) == 'array');
+			c.eq('... listing the loopback device', length(filter(a[1] ?? [], (x) => x.dev == 'lo')), 1);
+			c.eq('... from the batch child', [ q.batch(), runs ], [ true, [] ]);
+			q.close();
+
+			let once = Q.open({ uloop, fs, socket: null });
+
+			once.show((text) => {
+				c.eq('real tc without the socket module: a tc run answers', type(json(text ?? 'null')), 'array');
+				next();
+			});
+		});
+	});
+
+uloop.timer(30000, () => { c.ok('finished in time', false); uloop.end(); });
+go();
+uloop.run();
+
+st.remove();
+c.done();
