@@ -80,11 +80,55 @@ describe('rendering', () => {
 	});
 
 	it('words the audit from its numbers, not the router\'s English summary', async () => {
-		const { h, root, cell } = await page();
-		expect(cell(K.n3ds, '_audit')).toBe('16 KiB window, no scaling: at most 1 Mbit/s at 130 ms. Re-termination helps.');
+		const { h, root } = await page();
+		const hint = key => h.text(root.querySelector(`#reterm-audit-${key} .reterm-hint`));
+		expect(hint(K.n3ds)).toBe('16 KiB window, no scaling: at most 1 Mbit/s at 130 ms. Re-termination helps.');
 		expect(root.querySelector(`[data-field="cbid.reterm.${K.n3ds}._audit"] .reterm-hint-warning`)).not.toBeNull();
-		expect(cell(K.laptop, '_audit')).toBe('No audit data yet.');
+		expect(hint(K.laptop)).toBe('No audit data yet.');
 		expect(h.text(root)).not.toMatch(/English summary/);
+	});
+});
+
+/* the promise chains of a click handler run out */
+const flush = async () => { for (let i = 0; i < 10; i++) await new Promise(r => setTimeout(r, 0)); };
+
+describe('the window audit from the page', () => {
+	const RESULT = (running, audit) => ({ running, remaining_s: running ? 540 : null, rtt_ms: 130,
+		devices: [ { mac: '02:00:00:00:00:99', name: 'laptop', audit } ] });
+
+	it('Audit starts it for 10 minutes, the row follows that device until it ends, the result stays', async () => {
+		const { h, root } = await page();
+		let result = RESULT(true, null);
+		h.rpc.handle('reterm', 'audit_start', () => ({ running: true, lan_device: 'br-lan', minutes: 10, remaining_s: 600 }));
+		h.rpc.handle('reterm', 'audit_result', () => result);
+		const box = () => root.querySelector(`#reterm-audit-${K.laptop}`);
+		expect(box().querySelector('.reterm-audit-start').textContent).toBe('Audit');
+		await box().querySelector('.reterm-audit-start').click();
+		await flush();
+		expect(h.rpc.calls.filter(c => c.method === 'audit_start').map(c => [ c.object, c.params ]))
+			.toEqual([ [ 'reterm', { minutes: 10 } ] ]);
+		expect(h.text(box())).toMatch(/Auditing, 10 min 0 s left: use the device now/);
+		expect(box().querySelector('.reterm-audit-start')).toBeNull();
+		await h.poll.tick(5);
+		expect(h.rpc.calls.filter(c => c.method === 'audit_result').map(c => c.params)).toEqual([ { mac: '02:00:00:00:00:99' } ]);
+		expect(h.text(box())).toMatch(/Auditing, 9 min 0 s left/);
+		result = RESULT(false, AUDIT_3DS);
+		await h.poll.tick(5);
+		expect(h.text(box().querySelector('.reterm-hint'))).toBe('16 KiB window, no scaling: at most 1 Mbit/s at 130 ms. Re-termination helps.');
+		expect(box().querySelector('.reterm-audit-start').textContent).toBe('Audit again');
+		await h.poll.tick(5);
+		expect(h.rpc.calls.filter(c => c.method === 'audit_result')).toHaveLength(2);
+	});
+
+	it('re-termination off: says the audit needs it applied, nothing followed', async () => {
+		const { h, root } = await page();
+		h.rpc.handle('reterm', 'audit_start', () => ({ error: 'not_running', message: 'reterm is disabled' }));
+		const box = () => root.querySelector(`#reterm-audit-${K.laptop}`);
+		await box().querySelector('.reterm-audit-start').click();
+		await flush();
+		expect(h.text(box().querySelector('.reterm-audit-error'))).toMatch(/needs re-termination on and applied/);
+		await h.poll.tick(5);
+		expect(h.rpc.calls.filter(c => c.method === 'audit_result')).toEqual([]);
 	});
 
 	it('shows the saved or staged state of each device, not what the router last applied', async () => {

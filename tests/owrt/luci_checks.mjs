@@ -17,6 +17,12 @@
  *                       in /etc/config/reterm changed
  *   luci/devices/apply  add a device by MAC, switch it off, Save & Apply:
  *                       one new device section, as the page shows it
+ *   luci/devices/audit  "Audit" in the 3DS's row (re-termination on): the
+ *                       page shows the audit running; a LAN client with
+ *                       the 3DS's MAC and a 3DS's TCP stack (no window
+ *                       scaling, 16 KB) in a namespace of its own behind
+ *                       br-lan opens connections; the row then words the
+ *                       result from the router's audit (no scaling)
  *   luci/shaping/apply  the WAN queue on at 18 / 9 Mbit/s, rtt 100 ms
  *                       (adaptive shaping ticked before its first save:
  *                       refused with the reason; untouched: nothing of it
@@ -68,7 +74,7 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const arg = k => { const i = process.argv.indexOf(k); return i > 0 ? process.argv[i + 1] : null; };
 const ROOT = arg('--root'), BASE = `http://127.0.0.1:${arg('--port') || 8080}/cgi-bin/luci/`, PAGE = 'admin/network/reterm/';
 const PAGES = [ 'overview', 'devices', 'shaping', 'wizard' ];
-const CHECKS = [ 'login', ...PAGES.map(p => 'page/' + p), 'overview/apply', 'devices/apply', 'shaping/apply', 'shaping/autorate',
+const CHECKS = [ 'login', ...PAGES.map(p => 'page/' + p), 'overview/apply', 'devices/apply', 'devices/audit', 'shaping/apply', 'shaping/autorate',
 	'wizard/closed', 'wizard/measure', 'wizard/apply', 'wizard/verify', 'wizard/devices' ];
 const DEVICE = { mac: '02:00:00:00:4c:01', name: 'owrt-luci-test' };
 const CONSOLE = { mac: '00:09:bf:3d:51:02', name: 'lab-3ds', ip: '192.168.1.150' };
@@ -318,6 +324,62 @@ async function devicesApply() {
 		...oneAdded('reterm', before, s => s.type === 'device' && want === JSON.stringify({ name: s.opts.name, mac: s.opts.mac, enabled: s.opts.enabled })) ];
 }
 
+/* a LAN client with CONSOLE's MAC and address behind br-lan, in a network
+ * namespace of its own (a child of this tier's), with a 3DS's TCP stack:
+ * no window scaling, 16 KB receive buffer; `count` SYNs to the router */
+function lanClientSyns(count) {
+	execFileSync('sh', [ '-c', `
+		set -e
+		ip link show br-lan >/dev/null 2>&1 || { ip link add br-lan type bridge; ip addr add 192.168.1.1/24 dev br-lan; }
+		ip link set br-lan up
+		ip link show lanc1 >/dev/null 2>&1 || {
+			ip link add lanc0 type veth peer name lanc1
+			ip link set lanc1 master br-lan up
+			unshare --net sleep 120 & echo $! > /tmp/reterm-lanc.pid
+			sleep 0.3
+			ip link set lanc0 netns $(cat /tmp/reterm-lanc.pid)
+		}
+		nsenter -t $(cat /tmp/reterm-lanc.pid) -n sh -c '
+			ip link set lo up
+			ip link set lanc0 address ${CONSOLE.mac} up
+			ip addr replace ${CONSOLE.ip}/24 dev lanc0
+			sysctl -qw net.ipv4.tcp_window_scaling=0 net.ipv4.tcp_rmem="4096 16384 16384"
+			for i in $(seq ${count}); do timeout 2 python3 -c "import socket; s=socket.socket(); s.settimeout(1)
+try: s.connect((\"192.168.1.1\", 9))
+except OSError: pass" || :; done'` ], { encoding: 'utf8', timeout: 120000 });
+}
+
+/* "Audit" in CONSOLE's row with re-termination on: the page shows the run,
+ * real SYNs from a 3DS-like client reach the router's audit rules, and
+ * the row words the result the page polls for */
+async function devicesAudit() {
+	const was = osh('uci -q get reterm.main.enabled || echo 1').trim();
+	if (was !== '1')
+		osh(`uci set reterm.main.enabled=1 && uci commit reterm && /etc/init.d/reterm reload`);
+	try {
+		await open(PAGE + 'devices');
+		const row = () => page.locator('tr.cbi-section-table-row', { hasText: CONSOLE.mac });
+		await row().locator('.reterm-audit-start').click();
+		await row().locator('.reterm-audit-progress', { hasText: /left: use the device now/ }).waitFor({ timeout: 20000 });
+		await shot('devices-audit-running');
+		lanClientSyns(5);
+		const hint = row().locator('.reterm-hint', { hasText: /no scaling/ });
+		const problems = await hint.waitFor({ timeout: 30000 }).then(() => [],
+			async () => [ `no audit result in the row: ${await row().locator('[id^="reterm-audit-"]').textContent()}`,
+				osh('ubus call reterm audit_result \'{"mac":"' + CONSOLE.mac + '"}\' 2>&1; nft list set inet fw4 reterm_audit_syn 2>&1 | head -20') ]);
+		await shot('devices-audit');
+		return problems;
+	}
+	finally {
+		if (was !== '1')
+			osh(`uci set reterm.main.enabled=${was} && uci commit reterm && /etc/init.d/reterm reload`);
+		try {
+			execFileSync('sh', [ '-c', 'kill $(cat /tmp/reterm-lanc.pid) 2>/dev/null; ip link del lanc1 2>/dev/null; ip link del br-lan 2>/dev/null; :' ]);
+		}
+		catch (e) {}
+	}
+}
+
 /* the WAN device's queue (staged by the page) on, 18 / 9 Mbit/s, rtt 100 ms */
 async function shapingApply() {
 	const before = uciSections('sqm'), reterm0 = readFileSync(join(ROOT, 'etc/config/reterm'), 'utf8');
@@ -402,7 +464,7 @@ async function shapingAutorate() {
 
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 const wanShaped = () => / tbf /.test(execFileSync('tc', [ 'qdisc', 'show', 'dev', 'wan0' ], { encoding: 'utf8' }));
-const testStatus = () => JSON.parse(osh('ubus call reterm test_status'));
+const testStatus = () => JSON.parse(osh('ubus call reterm.latency test_status'));
 
 /* the test URLs, where the wizard asks for them (not when reterm.latency
  * has them already: overview/apply saves the same ones) */
@@ -611,6 +673,7 @@ async function main() {
 			await step('page/' + p, () => showPage(p), [ 'error', 'denied' ]);
 		await step('overview/apply', () => overviewApply(urls));
 		await step('devices/apply', devicesApply);
+		await step('devices/audit', devicesAudit);
 		await step('shaping/apply', shapingApply);
 		await step('shaping/autorate', shapingAutorate);
 		await wizard(urls);

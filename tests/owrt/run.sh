@@ -99,6 +99,21 @@ check "install: the German translation (luci-i18n-reterm-de)" owrt_install_ipk "
 published() { _owrt_wait 10 owrt_sh 'ubus list reterm' && owrt_sh 'ubus -v list reterm'; }
 check "install: the postinst reloads rpcd through procd, ubus object reterm published" published
 
+# an upgrade from retermd's versions: `config monitor 'monitor'` becomes
+# `config latency 'latency'` with its options (uci-defaults, real uci)
+migrate() {
+	owrt_sh "cp /etc/config/reterm /tmp/reterm.keep &&
+		uci -q delete reterm.latency; uci set reterm.monitor=monitor && uci set reterm.monitor.prober=icmp &&
+		uci add_list reterm.monitor.reflector=192.0.2.7 && uci commit reterm &&
+		printf 'config monitor %s\n\toption test_server %s\n' \"'monitor'\" \"'192.0.2.9'\" > /etc/config/reterm_admin &&
+		sh /etc/uci-defaults/81_reterm_latency && sh /etc/uci-defaults/81_reterm_latency &&
+		[ \"\$(uci -q get reterm.latency)\" = latency ] && ! uci -q get reterm.monitor &&
+		[ \"\$(uci -q get reterm.latency.prober)\" = icmp ] && [ \"\$(uci -q get reterm.latency.reflector)\" = 192.0.2.7 ] &&
+		[ \"\$(uci -q get reterm_admin.latency.test_server)\" = 192.0.2.9 ]" || { owrt_sh 'uci show reterm; uci show reterm_admin'; return 1; }
+	owrt_sh "mv /tmp/reterm.keep /etc/config/reterm && rm -f /etc/config/reterm_admin"
+}
+check "install: an old config section 'monitor' (reterm, reterm_admin) becomes 'latency' with its options, twice idempotent" migrate
+
 . "$HERE/init_checks.sh"
 . "$HERE/fw4_checks.sh"
 . "$HERE/pause_checks.sh"

@@ -26,6 +26,9 @@
 # Plus unit/validate (tests/ucode/validate_test.uc), and for the ubus API:
 #   unit/api-parse        parsers and audit logic on recorded outputs
 #                         (tests/ucode/api/parse_test.uc)
+#   unit/contract         docs/ubus-api.md: its error codes are reterm.reply
+#                         CODES, every error() code used is one of them, each
+#                         method documented with exactly its declared codes
 #   unit/api              every method through the rpcd plugin file with
 #                         mock fs/ubus/uci (tests/ucode/api/api_test.uc)
 #   oui                   root/usr/share/reterm/oui.json is what
@@ -259,6 +262,8 @@ uc_test unit/validate "$TMP/unit.log" -L "$MODS" "$HERE/validate_test.uc"
 API=$HERE/api
 uc_test unit/api-parse "$TMP/parse.log" -L "$MODS" "$API/parse_test.uc"
 uc_test unit/api "$TMP/api.log" -L "$API/mocks" -L "$MOCKS" -L "$MODS" "$API/api_test.uc"
+# one contract per method: docs/ubus-api.md, reterm.reply CODES, both method tables
+uc_test unit/contract "$TMP/contract.log" -L "$MODS" "$HERE/contract_test.uc" "$ROOT"
 
 if [ ! -r /usr/share/ieee-data/oui.csv ]; then
 	skipped "oui" "ieee-data not installed (apt-get install ieee-data)"

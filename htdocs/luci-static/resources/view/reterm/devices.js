@@ -8,6 +8,7 @@
 'require reterm.devices.rows as devices';
 'require reterm.devices.add as deviceadd';
 'require reterm.devices.live as devicelive';
+'require reterm.devices.auditrun as auditrun';
 
 /*
  * Network → Re-termination → Devices: which LAN devices get their TCP
@@ -167,12 +168,22 @@ return view.extend({
 		]));
 	},
 
-	renderAudit(r) {
-		const level = devices.auditLevel(r.audit), hint = devices.auditHint(r.audit);
+	/* the audit's hint, and its button or progress (reterm.devices.auditrun) */
+	renderAudit(sid) {
+		const r = this.row(sid);
 
-		return E('div', { 'class': 'reterm-hint' + (level ? ' reterm-hint-' + level : '') }, [
-			hint || (r.known ? _('No audit data yet.') : '')
-		]);
+		return E('div', { 'id': 'reterm-audit-' + sid }, r ? this.audits.cell(r, r.known) : []);
+	},
+
+	/* a run's news: that device's cell again */
+	auditChanged(mac) {
+		for (const r of this.rows || [])
+			if (r.mac === mac) {
+				const cell = this.map.findElement('id', 'reterm-audit-' + r.key);
+
+				if (cell)
+					dom.content(cell, this.audits.cell(r, r.known));
+			}
 	},
 
 	liveContent(r) {
@@ -372,6 +383,7 @@ return view.extend({
 		this.removed = {};
 		this.fields = f;
 		this.stats = devicelive.stats();
+		this.audits = auditrun.create((mac) => self.auditChanged(mac));
 		this.liveData = null;
 		this.liveError = null;
 		this.notesNode = E('div', { 'class': 'reterm-devices-notes' });
@@ -418,7 +430,7 @@ return view.extend({
 		o.renderWidget = (sid) => self.renderHost(self.row(sid));
 
 		o = s.option(form.DummyValue, '_audit', _('Window audit'));
-		o.renderWidget = (sid) => self.renderAudit(self.row(sid));
+		o.renderWidget = (sid) => self.renderAudit(sid);
 
 		o = f.enabled = virtual(s.option(form.Flag, 'enabled', _('Re-terminate')),
 			(r) => (r.section !== null && r.enabled) ? '1' : '0');
