@@ -247,13 +247,13 @@ export function status() {
 		audit: A.state(sets, conf.lan_device),
 		errors
 	};
-}
+};
 
 export function hosts() {
 	let c = uci_cursor();
 
 	return { hosts: host_list(c, config(c), A.DEFAULT_RTT_MS).hosts };
-}
+};
 
 // Live numbers of the re-terminated devices for the Devices page: one ss
 // run, no nft reads.  { devices: [ { mac, sessions, bytes_to, bytes_from,
@@ -280,7 +280,7 @@ export function device_stats() {
 	}
 
 	return { devices: sort(out, (a, b) => (a.mac < b.mac) ? -1 : (a.mac > b.mac)) };
-}
+};
 
 // RTTs the router sees to Internet servers, for the setup wizard's rtt
 // proposal: the smoothed rtt (ms) of its own established TCP connections
@@ -310,7 +310,7 @@ export function server_rtts() {
 	}
 
 	return { rtts: out, source: 'ss' };
-}
+};
 
 // What the Shaping and Wizard pages need of the network and firewall
 // configuration (reterm.api.waninfo): read here as root, so that LuCI
@@ -333,7 +333,7 @@ export function wan_info() {
 	let net = sections(c, 'network'), fw = sections(c, 'firewall');
 
 	return W.collect(net, fw, ubus_call('network.interface', 'dump'), link_speed);
-}
+};
 
 // Commit and reload after a successful change; the reply tells whether
 // the reload worked (the change is saved either way).
@@ -363,19 +363,19 @@ export function device_add(args) {
 	let c = uci_cursor();
 
 	return commit(c, D.add(c, args));
-}
+};
 
 export function device_set(args) {
 	let c = uci_cursor();
 
 	return commit(c, D.set(c, args));
-}
+};
 
 export function device_remove(args) {
 	let c = uci_cursor();
 
 	return commit(c, D.remove(c, args));
-}
+};
 
 export function apply() {
 	let r = reload();
@@ -387,7 +387,7 @@ export function apply() {
 		return error('internal', 'not applied: %s', r.message);
 
 	return { applied: true };
-}
+};
 
 // audit_start / audit_result: arguments checked and defaulted by the
 // method table (minutes, mac, rtt_ms within audit.uc's bounds)
@@ -407,7 +407,7 @@ export function audit_start(args) {
 		return error('not_running', 'the audit rules are not loaded (nft exit %s): is the reterm service running?', '' + rc);
 
 	return { running: true, lan_device: conf.lan_device, minutes, remaining_s: minutes * 60 };
-}
+};
 
 export function audit_result(args) {
 	let mac = args.mac, rtt = args.rtt_ms;
@@ -432,4 +432,4 @@ export function audit_result(args) {
 		rtt_ms: rtt,
 		devices: out
 	};
-}
+};

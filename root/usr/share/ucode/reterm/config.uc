@@ -48,7 +48,7 @@ export function auto_maxconn(meminfo_kb) {
 	let mib = int((meminfo_kb ?? 0) / 1024);
 
 	return clamp(mib * 4, 256, 8192) & ~15;
-}
+};
 
 // Automatic tcp_rmem/tcp_wmem max (bytes): MemTotal / 64, clamped to
 // 1..4 MiB and rounded down to a multiple of 64 KiB.  The long leg of the
@@ -59,7 +59,7 @@ export function auto_tcp_mem_max(meminfo_kb) {
 	let bytes = clamp(int((meminfo_kb ?? 0) * KIB / 64), 1 * MIB, 4 * MIB);
 
 	return bytes - (bytes % (64 * KIB));
-}
+};
 
 // Quote a raw (possibly hostile) value for a log line: JSON string escaping
 // makes newlines and quotes visible, long values are cut.
@@ -86,7 +86,7 @@ export function memtotal_kb(text) {
 	let m = match(text ?? '', /MemTotal:[ \t]*([0-9]+) kB/);
 
 	return m ? +m[1] : null;
-}
+};
 
 function load_global(s, meminfo_kb, errors) {
 	let cfg = {}, bad = false;
@@ -283,4 +283,4 @@ export function load(cursor, meminfo_kb) {
 	});
 
 	return { cfg, errors };
-}
+};

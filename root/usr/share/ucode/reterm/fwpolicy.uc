@@ -123,4 +123,4 @@ export function check(cursor, devices) {
 			push(warnings, sprintf('%s is configured: its source-based routing does not apply to re-terminated connections, which leave from the router itself', p[0]));
 
 	return { excluded, all, warnings };
-}
+};

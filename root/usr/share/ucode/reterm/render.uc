@@ -43,4 +43,4 @@ export function render(cfg) {
 		'sysctl.conf': sysctl(cfg),
 		'apply.env': apply_env(cfg)
 	};
-}
+};

@@ -38,11 +38,11 @@ export const CODES = {
 // its method's declared codes)
 export function error(code, fmt, ...args) {
 	return { error: code, message: length(args) ? sprintf(fmt, ...args) : fmt };
-}
+};
 
 export function is_error(reply) {
 	return type(reply) == 'object' && type(reply.error) == 'string';
-}
+};
 
 // A hostile value quoted for a message: JSON escaping makes quotes and
 // newlines visible, long values are cut.  The cut falls between UTF-8
@@ -61,7 +61,7 @@ export function show(val) {
 		cut--;
 
 	return substr(s, 0, cut) + '...';
-}
+};
 
 const TYPES = { string: 'a string', int: 'an integer', bool: 'true or false' };
 const EXAMPLES = { string: '', int: 0, bool: false };
@@ -117,7 +117,7 @@ export function check(args, spec) {
 	}
 
 	return { args: out };
-}
+};
 
 // policy(spec, session) -> the typed examples ubus filters calls with
 // (rpcd's ucode plugins and ucode's ubus.publish() alike); session: the
@@ -133,7 +133,7 @@ export function policy(spec, session) {
 		p.ubus_rpc_session = '';
 
 	return p;
-}
+};
 
 // dispatch(methods, name, args, ...extra) -> the method's reply, after its
 // arguments passed check(); extra goes to the method as it is (e.g. a
@@ -147,4 +147,4 @@ export function dispatch(methods, name, args, ...extra) {
 	let c = check(args, m.args ?? {});
 
 	return c.error ? c : m.call(c.args, ...extra);
-}
+};

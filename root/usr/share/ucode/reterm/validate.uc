@@ -41,7 +41,7 @@ export function bool(s) {
 	if (s === '0') return false;
 	if (s === '1') return true;
 	return null;
-}
+};
 
 // Six hex pairs separated by ':', returned lowercase.  A multicast or
 // broadcast address (bit 0 of the first octet set) can never be the source
@@ -60,12 +60,12 @@ export function mac(s) {
 		return null;
 
 	return m;
-}
+};
 
 // TCP port 1..65535, returned as a number.
 export function port(s) {
 	return decimal(s, 1, 65535);
-}
+};
 
 // "a-b" with 1 <= a <= b <= 65535; returns [ a, b ].
 export function port_range(s) {
@@ -80,7 +80,7 @@ export function port_range(s) {
 	let a = port(m[1]), b = port(m[2]);
 
 	return (a != null && b != null && a <= b) ? [ a, b ] : null;
-}
+};
 
 // Upper bound of port tokens in one device's ports list: keeps the nft set
 // small and bounds the work done for a hostile config.
@@ -162,18 +162,18 @@ export function ports(s) {
 	}
 
 	return merge_ranges(ranges);
-}
+};
 
 // Device display name; also used inside nft element comments, so the
 // alphabet must never contain quotes, spaces or backslashes.
 export function name(s) {
 	return (printable(s, 32) && match(s, /^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/)) ? s : null;
-}
+};
 
 // Linux network device name (IFNAMSIZ 16 incl. NUL => at most 15 chars).
 export function netdev(s) {
 	return (printable(s, 15) && match(s, /^[A-Za-z0-9][A-Za-z0-9._-]{0,14}$/)) ? s : null;
-}
+};
 
 // Non-zero 32-bit hex value "0x" + 1..8 hex digits, returned as a number.
 export function hex32(s) {
@@ -183,7 +183,7 @@ export function hex32(s) {
 	let n = hex(s);
 
 	return (n > 0 && n <= 0xffffffff) ? n : null;
-}
+};
 
 // A fwmark value/mask pair: both non-zero, the mark inside the mask.
 // Returns { mark, mask } as numbers.
@@ -194,7 +194,7 @@ export function mark_mask(mark_s, mask_s) {
 		return null;
 
 	return { mark, mask };
-}
+};
 
 // Policy routing table id: 1..252 or 256..2^31-1.  0 (unspec), 253
 // (default), 254 (main) and 255 (local) are the kernel's own tables.
@@ -202,12 +202,12 @@ export function table(s) {
 	let n = decimal(s, 1, 2147483647);
 
 	return (n != null && (n <= 252 || n >= 256)) ? n : null;
-}
+};
 
 // haproxy global maxconn.
 export function maxconn(s) {
 	return decimal(s, 16, 65535);
-}
+};
 
 // Prefix length without leading zeros.
 function prefixlen(s, max) {
@@ -251,7 +251,7 @@ export function cidr(s) {
 		family: (length(addr) == 4) ? 4 : 6,
 		cidr: sprintf('%s/%d', arrtoip(addr), len)
 	};
-}
+};
 
 // ---- test server URLs (the guided test's download_url / upload_url) -----
 //
@@ -279,7 +279,7 @@ export function hostname(s) {
 
 	// all-numeric names are not hostnames (a malformed IPv4 address)
 	return match(s, /[A-Za-z]/) ? lc(s) : null;
-}
+};
 
 // IP literal (IPv4 or IPv6, no zone, no prefix) -> canonical text or null
 export function ip(s) {
@@ -289,7 +289,7 @@ export function ip(s) {
 	let a = iptoarr(s);
 
 	return (type(a) == 'array' && (length(a) == 4 || length(a) == 16)) ? arrtoip(a) : null;
-}
+};
 
 // { url, scheme, host, port, path, family: 4|6|null (a name) } or null
 function parse_url(s, scheme) {
@@ -343,18 +343,18 @@ function parse_url(s, scheme) {
 
 export function http_url(s) {
 	return parse_url(s, 'http');
-}
+};
 
 // https:// with a host name (a certificate names hosts, not addresses)
 export function https_url(s) {
 	let u = parse_url(s, 'https');
 
 	return (u && u.family == null) ? u : null;
-}
+};
 
 export function test_url(s) {
 	return http_url(s) ?? https_url(s);
-}
+};
 
 // Human readable description of each grammar, for error messages.
 export const grammar = {

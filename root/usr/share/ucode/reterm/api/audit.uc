@@ -64,7 +64,7 @@ export function start_argv(lan_device, minutes) {
 	push(cmds, `add element inet fw4 reterm_audit_on { "${lan_device}" timeout ${minutes}m }`);
 
 	return [ 'nft', join('; ', cmds) ];
-}
+};
 
 // Output of LIST_CMD -> { "<set name>": [ { val, packets, bytes, expires } ] }.
 // A set that does not exist (rules not loaded) is simply absent.
@@ -109,7 +109,7 @@ export function parse_sets(text) {
 	}
 
 	return out;
-}
+};
 
 // Is the audit on for the LAN device, and for how long still?
 export function state(sets, lan_device) {
@@ -118,7 +118,7 @@ export function state(sets, lan_device) {
 			return { running: true, remaining_s: e.expires };
 
 	return { running: false, remaining_s: null };
-}
+};
 
 // Per-MAC SYN counts: { "<mac>": { syn, noscale, smallwin, window } };
 // window is the largest SYN window among the SYNs without scaling.
@@ -155,7 +155,7 @@ export function passive(sets) {
 	}
 
 	return out;
-}
+};
 
 // Canonical address text; IPv4-mapped IPv6 becomes IPv4.
 export function canon_ip(s) {
@@ -169,7 +169,7 @@ export function canon_ip(s) {
 		return arrtoip(slice(a, 12));
 
 	return arrtoip(a);
-}
+};
 
 // "192.0.2.1:80", "[2001:db8::1]:443", "[fe80::1]%br-lan:22", "*:*"
 function endpoint(tok) {
@@ -253,7 +253,7 @@ export function parse_ss(text) {
 	finish();
 
 	return rows;
-}
+};
 
 function in_cidr(ip, cidr) {
 	let parts = split(cidr, '/'), net = iptoarr(parts[0]), a = iptoarr(ip);
@@ -278,7 +278,7 @@ export function bypassed(ip) {
 			return true;
 
 	return false;
-}
+};
 
 // The proxy sockets of one device: rows whose peer is one of its
 // addresses.  -> { connections, busy_ms, rwnd_limited_ms, pct, scaling,
@@ -317,7 +317,7 @@ export function active(rows, ips) {
 		bytes_to: to,
 		bytes_from: from
 	};
-}
+};
 
 function mbit(bps) {
 	return sprintf((bps < 10000000) ? '%.1f Mbit/s' : '%.0f Mbit/s', bps / 1000000.0);
@@ -362,7 +362,7 @@ export function summary(a, act) {
 	let s = join('; ', parts);
 
 	return uc(substr(s, 0, 1)) + substr(s, 1) + '.';
-}
+};
 
 // p: passive counts of one MAC (or null), act: active() of one device (or
 // null), rtt_ms: RTT for the ceiling.  -> the "audit" object of the API,
@@ -421,4 +421,4 @@ export function evaluate(p, act, rtt_ms) {
 	a.summary = summary(a, act);
 
 	return a;
-}
+};

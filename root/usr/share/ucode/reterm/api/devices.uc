@@ -32,7 +32,7 @@ export function ports_text(raw) {
 	let tokens = (type(raw) == 'array') ? raw : split(raw, /[ \t]+/);
 
 	return join(' ', filter(tokens, t => t != ''));
-}
+};
 
 function section_mac(s) {
 	return v.mac((type(s.mac) == 'string') ? s.mac : null);
@@ -54,7 +54,7 @@ export function list(cursor) {
 	});
 
 	return out;
-}
+};
 
 // Section names of every device section with this MAC (valid MAC only;
 // compared after normalization, so a hand-written upper-case MAC matches).
@@ -67,7 +67,7 @@ export function find(cursor, mac) {
 	});
 
 	return out;
-}
+};
 
 // the UCI values of the checked arguments that are present
 function fields(args) {
@@ -126,7 +126,7 @@ export function add(cursor, args) {
 		return error('internal', 'cannot add the device: %s', cursor.error() ?? 'unknown error');
 
 	return { section: sid, device: device(mac, f) };
-}
+};
 
 export function set(cursor, args) {
 	let f = fields(args), mac = args.mac;
@@ -159,7 +159,7 @@ export function set(cursor, args) {
 			enabled: exists(s, 'enabled') ? s.enabled == '1' : true
 		}
 	};
-}
+};
 
 export function remove(cursor, args) {
 	let e = loaded(cursor);
@@ -177,4 +177,4 @@ export function remove(cursor, args) {
 			return error('internal', 'cannot delete section %s: %s', sid, cursor.error() ?? 'unknown error');
 
 	return { sections: sids, mac };
-}
+};

@@ -37,7 +37,7 @@ export function stat_sessions(text) {
 	}
 
 	return total;
-}
+};
 
 // Optional: needs ucode's socket module (OpenWrt 24.10+) and a running
 // haproxy; any failure answers null.  500 ms at most.
@@ -79,4 +79,4 @@ export function sessions() {
 	s.close();
 
 	return stat_sessions(out);
-}
+};

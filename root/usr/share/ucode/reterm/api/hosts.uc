@@ -37,7 +37,7 @@ export function clean_name(s) {
 	out = trim(out);
 
 	return (out != '' && out != '*') ? out : null;
-}
+};
 
 function ip4(s) {
 	let a = iptoarr(s);
@@ -80,7 +80,7 @@ export function parse_leases4(text) {
 	}
 
 	return out;
-}
+};
 
 // DUID-LLT (type 1) and DUID-LL (type 3) of Ethernet (hw type 1) embed
 // the client's MAC.
@@ -99,7 +99,7 @@ export function mac_from_duid(duid) {
 		return null;
 
 	return valid_mac(join(':', map([ 0, 2, 4, 6, 8, 10 ], i => substr(hw, i, 2))));
-}
+};
 
 export function parse_odhcpd(reply) {
 	let out = [];
@@ -133,7 +133,7 @@ export function parse_odhcpd(reply) {
 	}
 
 	return out;
-}
+};
 
 export function parse_arp(text, dev) {
 	let out = [];
@@ -153,7 +153,7 @@ export function parse_arp(text, dev) {
 	}
 
 	return out;
-}
+};
 
 // Neighbour states that mean "the host answered recently enough".
 const NUD_ONLINE = [ 'REACHABLE', 'STALE', 'DELAY', 'PROBE', 'PERMANENT', 'NOARP' ];
@@ -183,7 +183,7 @@ export function parse_neigh6(text, dev) {
 	}
 
 	return out;
-}
+};
 
 export function parse_ethers(text) {
 	let out = [];
@@ -207,7 +207,7 @@ export function parse_ethers(text) {
 	}
 
 	return out;
-}
+};
 
 export function parse_statics(sections) {
 	let out = [];
@@ -233,7 +233,7 @@ export function parse_statics(sections) {
 	}
 
 	return out;
-}
+};
 
 function cmp_ip(a, b) {
 	let x = iptoarr(a), y = iptoarr(b);
@@ -356,7 +356,7 @@ export function merge(src) {
 	}
 
 	return hosts;
-}
+};
 
 // Consoles and handhelds first, then by name (case-insensitive; hosts
 // without a name, name '', last), then by MAC.
@@ -375,4 +375,4 @@ export function compare(a, b) {
 		return (na < nb) ? -1 : 1;
 
 	return (a.mac < b.mac) ? -1 : ((a.mac > b.mac) ? 1 : 0);
-}
+};

@@ -30,7 +30,7 @@ export function load(path) {
 		? t : { makers: {}, prefixes: {} };
 
 	return table;
-}
+};
 
 // mac: a validated lowercase "aa:bb:cc:dd:ee:ff".  Locally administered
 // addresses (randomized by phones and PCs) carry no OUI.
@@ -51,4 +51,4 @@ export function lookup(mac) {
 		vendor: maker.vendor,
 		class: (maker.class in [ 'console', 'handheld' ]) ? maker.class : 'other'
 	};
-}
+};

@@ -33,7 +33,7 @@ export function clean_line(s) {
 	s = substr(replace(s, /[^\x20-\x7e]/g, ''), 0, 200);
 
 	return length(s) ? s : null;
-}
+};
 
 // { result, message, token } or null for a missing or foreign file
 export function parse_state(text) {
@@ -54,7 +54,7 @@ export function parse_state(text) {
 		message: clean_line(st.message),
 		token: match(st.token ?? '', /^[0-9a-f]{1,32}$/) ? st.token : null
 	};
-}
+};
 
 // The line that says why haproxy stopped: its first [ALERT] (the cause,
 // e.g. "cannot bind socket"; later alerts are consequences such as "Some
@@ -68,7 +68,7 @@ export function error_line(text) {
 			return clean_line(trim(l));
 
 	return length(lines) ? clean_line(trim(lines[-1])) : null;
-}
+};
 
 // haproxy's health from the starts file, the current uptime (seconds)
 // and procd's "running": { running, starts_recent, crash_loop, last_error }
@@ -98,4 +98,4 @@ export function haproxy_health(starts_text, err_text, uptime_s, running) {
 		crash_loop: loop,
 		last_error: loop || !running ? error_line(err_text) : null
 	};
-}
+};

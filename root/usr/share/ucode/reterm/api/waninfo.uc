@@ -140,7 +140,7 @@ export function parse_speed(text) {
 	let m = match(trim(text ?? ''), /^([0-9]{1,7})$/);
 
 	return (m && +m[1] > 0 && +m[1] <= SPEED_MAX_MBIT) ? +m[1] : null;
-}
+};
 
 /**
  * The wan_info reply.
@@ -214,4 +214,4 @@ export function collect(net_sections, fw_sections, dump, speed_of) {
 			br_out[dev] = slice(filter(map(br[dev], p => netdev(p)), p => p != null), 0, MAX_PORTS);
 
 	return { interfaces: out, bridges: br_out, ...offload(fw_sections) };
-}
+};

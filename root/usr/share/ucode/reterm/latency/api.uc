@@ -82,4 +82,4 @@ export function checked(impl) {
 	}
 
 	return out;
-}
+};

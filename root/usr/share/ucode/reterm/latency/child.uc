@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Long-running helper processes (fping, tc -batch) talking to us over a
-// socketpair, without a shell.  uloop.process() cannot redirect, so for
-// the moment of the fork our own stdout (and stdin, when asked) point at
-// the child's end of the pair; the originals are saved in free
-// descriptors and put back right after.
+// Long-running helper processes (fping, tc -batch, the HTTPS load, name
+// resolution) talking to us over a connected pair of Unix stream
+// sockets: our end is registered with uloop, the child's end becomes the
+// child's stdout (and stdin, stderr when asked).  Works with every ucode
+// OpenWrt ships from 24.10 on: only socket.create/bind/listen/connect/
+// accept and uloop.process are needed (no fs.dup2, no socket.pair).
 //
 //   let c = child.spawn(env, '/usr/bin/fping', [ '-l', ... ], { stdin: false, readable: cb });
 //   c.sock     our end (recv/send); cb() runs when it is readable
@@ -18,35 +19,30 @@
 //              sent must still be done, e.g. tc restoring sqm's rates)
 //   c.alive()  false once the process has exited
 //
-// Both ends are close-on-exec, so no other child inherits them (fping
-// holding tc's pair would hide tc's exit); dup2() onto 0/1 clears the flag
-// for the one child that should have it.
+// How the pair is made: a listening socket on a fresh path in env.run_dir
+// (default /var/run/reterm, else /tmp), one connect, one accept, the path
+// unlinked at once.  Our end and the listener are close-on-exec.  The
+// child's end is made on descriptor 0 (our stdin, /dev/null under procd, is
+// closed for that moment and reopened on /dev/null right after): the
+// shells that start the child (dash, busybox ash) take single-digit
+// descriptors only.  It is closed here right after the fork, so no other
+// child ever holds it (fping holding tc's pair would hide tc's exit).  The
+// child is started as `/bin/sh -c 'exec PATH ARGS 1>&0 [2>&0] [0</dev/null]'`:
+// one process, the shell replaced by the program.
 //
-// Needs fs.dup2 (ucode 2024+); spawn() returns null without it, or when
-// the pair or the process cannot be made.
+// spawn() returns null when the socket module is missing or the pair or
+// the process cannot be made.
 
 'use strict';
 
-// the executable among paths, or null; null too when this ucode's fs
-// module has no dup2() (there is then no way to hand a child our pair)
+// the executable among paths, or null
 export function find(fs, paths) {
-	if (type(fs.dup2) != 'function')
-		return null;
-
 	for (let p in paths)
 		if (fs.access(p, 'x'))
 			return p;
 
 	return null;
-}
-
-function free_fd(fs, from) {
-	for (let n = from; n < 1024; n++)
-		if (!fs.access(`/proc/self/fd/${n}`))
-			return n;
-
-	return null;
-}
+};
 
 // pid is there and not a zombie (it exited, nobody reaped it yet)
 function running(fs, pid) {
@@ -55,55 +51,88 @@ function running(fs, pid) {
 	return st != null && !match(st, /\) Z /);
 }
 
-// env: { uloop, socket, fs }; opts: { stdin: bool, stderr: bool (the
-// child's stderr into the pair too) }
+// a word for sh -c, whatever it holds
+function quote(s) {
+	return "'" + replace('' + s, "'", "'\\''") + "'";
+}
+
+let made = 0, stdin = null;	// our /dev/null on descriptor 0 (kept: no GC closes it)
+
+// [ ours, theirs ] connected stream sockets, ours close-on-exec, theirs on
+// descriptor 0; or null
+function pair(fs, socket, dir) {
+	let rnd = fs.readfile('/dev/urandom', 6) ?? '', tag = '';
+
+	for (let i = 0; i < length(rnd); i++)
+		tag += sprintf('%02x', ord(rnd, i));
+
+	let path = sprintf('%s/.child-%s-%d', dir, tag, ++made);
+	let l = socket.create(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC);
+
+	if (!l)
+		return null;
+
+	let ours = null, theirs = null;
+
+	if (l.bind({ family: socket.AF_UNIX, path }) && l.listen(1)) {
+		// descriptor 0 free for the child's end
+		if (stdin)
+			stdin.close();
+		else
+			fs.fdopen(0, 'r')?.close();
+
+		stdin = null;
+		theirs = socket.create(socket.AF_UNIX, socket.SOCK_STREAM);
+
+		if (theirs && theirs.fileno() == 0 && theirs.connect({ family: socket.AF_UNIX, path }))
+			ours = l.accept(null, socket.SOCK_CLOEXEC);
+	}
+
+	l.close();
+	fs.unlink(path);
+
+	if (!ours) {
+		theirs?.close();
+		stdin ??= fs.open('/dev/null', 'r');
+		return null;
+	}
+
+	return [ ours, theirs ];
+}
+
+// env: { uloop, socket, fs, run_dir }; opts: { stdin: bool, stderr: bool
+// (the child's stderr into the pair too), readable: fn }
 export function spawn(env, path, argv, opts) {
-	let fs = env.fs ?? require('fs'), socket = env.socket ?? require('socket');
+	let fs = env.fs ?? require('fs'), socket = env.socket;
 
-	if (type(fs.dup2) != 'function')
+	if (!socket) {
+		try { socket = require('socket'); } catch (e) { return null; }
+	}
+
+	let dir = env.run_dir ?? (fs.access('/var/run/reterm', 'w') ? '/var/run/reterm' : '/tmp');
+	let p = pair(fs, socket, dir);
+
+	if (!p)
 		return null;
 
-	let pair = socket.pair(socket.SOCK_STREAM | (socket.SOCK_CLOEXEC ?? 0));
+	let cmd = join(' ', [ 'exec', quote(path), ...map(argv, quote) ]) +
+		' 1>&0' + (opts?.stderr ? ' 2>&0' : '') + (opts?.stdin ? '' : ' 0</dev/null');
+	let exited = false;
+	let proc = env.uloop.process('/bin/sh', [ '-c', cmd ], {}, () => { exited = true; });
 
-	if (!pair)
-		return null;
-
-	let fds = [ 1, ...(opts?.stdin ? [ 0 ] : []), ...(opts?.stderr ? [ 2 ] : []) ], saved = [];
-
-	for (let fd in fds) {
-		let s = free_fd(fs, 10 + length(saved));
-
-		if (s == null || !fs.dup2(fd, s))
-			break;
-
-		push(saved, [ fd, s ]);
-	}
-
-	let proc = null, exited = false;
-
-	if (length(saved) == length(fds)) {
-		for (let fd in fds)
-			fs.dup2(pair[1], fd);
-
-		proc = env.uloop.process(path, argv, {}, () => { exited = true; });
-	}
-
-	for (let s in saved) {
-		fs.dup2(s[1], s[0]);
-		socket.open(s[1])?.close();
-	}
-
-	pair[1].close();
+	// the child's end gone from here: descriptor 0 is /dev/null again
+	p[1].close();
+	stdin = fs.open('/dev/null', 'r');
 
 	if (!proc) {
-		pair[0].close();
+		p[0].close();
 		return null;
 	}
 
-	let handle = opts?.readable ? env.uloop.handle(pair[0], opts.readable, env.uloop.ULOOP_READ) : null;
+	let handle = opts?.readable ? env.uloop.handle(p[0], opts.readable, env.uloop.ULOOP_READ) : null;
 
 	return {
-		sock: pair[0],
+		sock: p[0],
 		alive: () => !exited,
 		kill: function(grace_ms) {
 			handle?.delete();
@@ -115,7 +144,7 @@ export function spawn(env, path, argv, opts) {
 				proc.delete();
 
 				if (pid > 0 && !exited && grace_ms > 0) {
-					pair[0].shutdown(socket.SHUT_WR);
+					p[0].shutdown(socket.SHUT_WR);
 
 					for (let ms = 0; ms < grace_ms && running(fs, pid); ms += 10)
 						sleep(10);
@@ -125,9 +154,9 @@ export function spawn(env, path, argv, opts) {
 					system([ 'kill', '' + pid ]);
 			}
 
-			pair[0].close();
+			p[0].close();
 			proc = null;
 			exited = true;
 		}
 	};
-}
+};

@@ -398,4 +398,4 @@ export function create(env, cfg) {
 	autorate_follow();
 
 	return self;
-}
+};

@@ -60,7 +60,7 @@ export function load_policy(cursor) {
 		out.proxy_port = +p;
 
 	return out;
-}
+};
 
 // Adaptive shaping (`config autorate '<sqm queue section>'` in
 // /etc/config/reterm, option queue overrides the section name) for the
@@ -197,4 +197,4 @@ export function load_config(cursor, wan_lookup) {
 	cfg.warnings = warnings;
 
 	return cfg;
-}
+};

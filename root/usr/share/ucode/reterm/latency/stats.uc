@@ -42,7 +42,7 @@ export function num(v) {
 		return v;
 
 	return null;
-}
+};
 
 // smallest integer >= x, for x >= 0
 function ceil_pos(x) {
@@ -54,7 +54,7 @@ function ceil_pos(x) {
 // round to one decimal (the wire and results format): 23.04 -> 23.0
 export function round1(v) {
 	return (num(v) == null) ? null : +sprintf('%.1f', v);
-}
+};
 
 export function grade(added_ms) {
 	let v = num(added_ms);
@@ -65,7 +65,7 @@ export function grade(added_ms) {
 	for (let g in GRADES)
 		if (g.below == null || v < g.below)
 			return g.grade;
-}
+};
 
 export function grade_index(g) {
 	for (let i = 0; i < length(GRADES); i++)
@@ -73,21 +73,21 @@ export function grade_index(g) {
 			return i;
 
 	return -1;
-}
+};
 
 // the worse of two grades; null unless both are grades
 export function overall(a, b) {
 	let i = grade_index(a), j = grade_index(b);
 
 	return (i < 0 || j < 0) ? null : GRADES[max(i, j)].grade;
-}
+};
 
 // round trips per minute, 60000 / RTT; null for 0 or bad input
 export function rpm(rtt_ms) {
 	let v = num(rtt_ms);
 
 	return (v == null || v == 0) ? null : 60000.0 / v;
-}
+};
 
 // 'poor' [0, 300), 'fair' [300, 1000), 'good' [1000, 6000], 'excellent'
 export function rpm_class(r) {
@@ -103,7 +103,7 @@ export function rpm_class(r) {
 		return 'fair';
 
 	return (v <= RPM_EXCELLENT) ? 'good' : 'excellent';
-}
+};
 
 function asc(a, b) {
 	return (a < b) ? -1 : (a > b) ? 1 : 0;
@@ -128,7 +128,7 @@ export function percentile(values, p) {
 		return null;
 
 	return rank_percentile(sort(filter(values, x => num(x) != null), asc), p);
-}
+};
 
 // Median (mean of the two middle values for an even count); null if empty.
 export function median(values) {
@@ -138,7 +138,7 @@ export function median(values) {
 		return null;
 
 	return (n % 2) ? v[n >> 1] : (v[(n >> 1) - 1] + v[n >> 1]) / 2.0;
-}
+};
 
 // min / median / max of one interval's RTTs, one decimal; null if empty
 export function aggregate(rtts) {
@@ -148,7 +148,7 @@ export function aggregate(rtts) {
 		return null;
 
 	return { min: round1(v[0]), med: round1(median(v)), max: round1(v[n - 1]) };
-}
+};
 
 // A probe sample as [t, rtt] or {t, rtt}; rtt null / bad = lost.
 function read_sample(s) {
@@ -254,7 +254,7 @@ export function phase_stats(samples, baseline_ms) {
 	res.rtt = { mean, p95, min: rtts[0], max: rtts[-1] };
 
 	return res;
-}
+};
 
 // grade.js inconclusive(): throughput below 80 % of the shaper rate, or
 // probe loss above 2.5 %.  Fields may be null (unknown: rule skipped;
@@ -279,7 +279,7 @@ export function inconclusive(r) {
 		push(reasons, 'loss');
 
 	return { inconclusive: length(reasons) > 0, reasons };
-}
+};
 
 // Baseline RTT: a slowly rising, fast falling moving minimum (as
 // cake-autorate).  A sample below the baseline pulls it down by `fall`
@@ -316,4 +316,4 @@ export function baseline(opts) {
 			last = null;
 		}
 	};
-}
+};

@@ -54,13 +54,13 @@ export function mono() {
 	let c = clock(true);
 
 	return c[0] * 1000.0 + c[1] / 1000000.0;
-}
+};
 
 export function wall() {
 	let c = clock();
 
 	return c[0] * 1000.0 + c[1] / 1000000.0;
-}
+};
 
 // 8 random hex digits
 export function random_id() {
@@ -70,7 +70,7 @@ export function random_id() {
 		return sprintf('%08x', (int(mono() * 1000) ^ (wall() * 1000)) & 0xffffffff);
 
 	return sprintf('%02x%02x%02x%02x', ord(b, 0), ord(b, 1), ord(b, 2), ord(b, 3));
-}
+};
 
 // opts: { uloop, prober: 'auto'|..., stamps (one-way delays wanted: see
 // probe.open), log }
@@ -138,4 +138,4 @@ export function env(opts) {
 				{ url, dir, streams });
 		}
 	};
-}
+};

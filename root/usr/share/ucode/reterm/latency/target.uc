@@ -72,7 +72,7 @@ export function in_prefix(a, net, len) {
 	}
 
 	return true;
-}
+};
 
 function v4_reason(a) {
 	for (let n in NETS4)
@@ -135,7 +135,7 @@ export function classify(ip) {
 			return n[2];
 
 	return null;
-}
+};
 
 function hex_ip6(h) {
 	let a = [];
@@ -193,7 +193,7 @@ export function own(fib_trie, if_inet6) {
 	}
 
 	return out;
-}
+};
 
 // why ip (text) is this router, or null
 export function own_reason(ip, mine) {
@@ -211,7 +211,7 @@ export function own_reason(ip, mine) {
 			return `on a link of this router (${arrtoip(n[0])}/${n[1]})`;
 
 	return null;
-}
+};
 
 // the router itself or loopback/unspecified (where the proxy listens)
 function local(ip, mine) {
@@ -224,7 +224,7 @@ function local(ip, mine) {
 // Is the test server named by the admin (reterm_admin.latency.test_server)?
 export function admin_named(url, servers) {
 	return index(servers ?? [], url.host) >= 0;
-}
+};
 
 // Before resolution: the port.  null when fine, else the reason (log).
 //   pol { test_servers: [ canonical hosts ], proxy_port }
@@ -233,7 +233,7 @@ export function check_port(url, pol) {
 		return null;
 
 	return sprintf('port %d is not %s', url.port, join(', ', PORTS));
-}
+};
 
 // After resolution: every address.  null when fine, else the reason (log).
 //   pol { test_servers, proxy_port, own (own() output) }
@@ -258,4 +258,4 @@ export function check_addrs(url, addrs, pol) {
 	}
 
 	return null;
-}
+};

@@ -44,7 +44,7 @@
 // maxconn 16 it wanted 279 and refused to start below).
 export function fd_limit(cfg) {
 	return max(3 * cfg.maxconn + 64, 1024);
-}
+};
 
 export function haproxy(cfg) {
 	let binds = [ `\tbind 127.0.0.1:${cfg.port} transparent` ];
@@ -83,4 +83,4 @@ ${join('\n', binds)}
 backend reterm_orig
 	server orig 0.0.0.0
 `;
-}
+};

@@ -49,12 +49,12 @@ export function mark_set(cfg) {
 
 	return sprintf('meta mark set meta mark and %s or %s',
 		hex8(~cfg.mask & 0xffffffff), hex8(cfg.mark));
-}
+};
 
 // "meta mark and MASK == MARK"
 export function mark_match(cfg) {
 	return sprintf('meta mark and %s == %s', hex8(cfg.mask), hex8(cfg.mark));
-}
+};
 
 function canon(list) {
 	return map(list, c => cidr(c).cidr);
@@ -223,13 +223,13 @@ export function ruleset_pre(cfg) {
 		push(out, `flush set inet fw4 ${s[0]}`);
 
 	return HEADER + join('\n', out) + '\n';
-}
+};
 
 // Diverted connections past which new ones go direct: haproxy's maxconn
 // less a margin (1/16, at least 2) for connections being torn down.
 export function divert_limit(cfg) {
 	return cfg.maxconn - max(2, int(cfg.maxconn / 16));
-}
+};
 
 export function table_pre(cfg) {
 	let out = [
@@ -292,7 +292,7 @@ export function table_pre(cfg) {
 	}
 
 	return HEADER + join('\n', out) + '\n';
-}
+};
 
 
 export function chain_prerouting(cfg) {
@@ -302,7 +302,7 @@ export function chain_prerouting(cfg) {
 		'# counted first by the window audit, while it is switched on.\n' +
 		`iifname "${cfg.lan_device}" meta l4proto tcp tcp flags & (fin | syn | rst | ack) == syn iifname @reterm_audit_on jump reterm_audit comment "reterm: window audit"\n` +
 		`iifname "${cfg.lan_device}" meta l4proto tcp jump reterm_prerouting comment "reterm: examine LAN TCP"\n`;
-}
+};
 
 export function chain_input(cfg) {
 	return HEADER +
@@ -310,4 +310,4 @@ export function chain_input(cfg) {
 		'# are delivered locally to the proxy and must not be refused by a zone\n' +
 		'# whose input policy is REJECT or DROP (e.g. a guest zone).\n' +
 		`iifname "${cfg.lan_device}" meta l4proto tcp ${mark_match(cfg)} accept comment "reterm: accept connections diverted to the proxy"\n`;
-}
+};

@@ -17,4 +17,4 @@ export function sysctl(cfg) {
 net.ipv4.tcp_rmem = 4096 131072 ${max}
 net.ipv4.tcp_wmem = 4096 16384 ${max}
 `;
-}
+};

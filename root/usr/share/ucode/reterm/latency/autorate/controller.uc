@@ -91,7 +91,7 @@ export const DIRS = [ 'dl', 'ul' ];
 // DRAIN_FACTOR and CUT_FACTOR
 export function cut_factor(worst) {
 	return max(DRAIN_FACTOR, min(CUT_FACTOR, 1 - worst / (1.0 * DRAIN_SPAN_MS)));
-}
+};
 
 function kind(why) {
 	return (index(why, 'delay') == 0) ? 'cut' : (index(why, 'idle') > 0) ? 'decay' : 'raise';
@@ -149,7 +149,7 @@ export function check_settings(s) {
 	}
 
 	return { settings: out };
-}
+};
 
 // set: check_settings(...).settings; now: mono ms
 export function create(set, now) {
@@ -406,4 +406,4 @@ export function create(set, now) {
 				evidence: last != null && t - last <= STALE_MS };
 		}
 	};
-}
+};

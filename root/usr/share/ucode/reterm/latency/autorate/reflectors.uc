@@ -47,7 +47,7 @@ const DAY_MS = 86400000;
 export function fits(dir, delta) {
 	return dir.ul >= -OWD_TOL_MS && dir.dl >= -OWD_TOL_MS && dir.ul <= delta + OWD_TOL_MS &&
 		dir.dl <= delta + OWD_TOL_MS && dir.ul + dir.dl >= delta - max(OWD_TOL_MS, delta / 2);
-}
+};
 
 // a smooth weighted round robin over [ [ key, weight ], ... ]: each call
 // the next key; in every run of sum(weights) calls each key comes up
@@ -126,7 +126,7 @@ export function round(near, configured, off) {
 		push(out, in_fam[fam()]());
 
 	return out;
-}
+};
 
 function isnum(v) {
 	return type(v) == 'int' || type(v) == 'double';
@@ -140,7 +140,7 @@ export function count(list, f) {
 			n++;
 
 	return n;
-}
+};
 
 // delay_ms: the delay that counts as high; note(t, why, target): a
 // reflector was shunned (the controller keeps it as a decision)
@@ -336,4 +336,4 @@ export function create(delay_ms, note) {
 			return rl;
 		}
 	};
-}
+};

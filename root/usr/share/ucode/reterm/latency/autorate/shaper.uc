@@ -240,4 +240,4 @@ export function create(env, a, hooks) {
 			};
 		}
 	};
-}
+};

@@ -47,7 +47,7 @@ export function read_bytes(dev, readfile) {
 	tx = +trim(tx);
 
 	return (n(rx) != null && n(tx) != null) ? { rx, tx } : null;
-}
+};
 
 // The same, read every 200 ms from two files kept open (seek to 0 and read
 // again gives a fresh value; saves the open/close and path walk a read
@@ -96,7 +96,7 @@ export function bytes_reader(dev, fs) {
 
 		close
 	};
-}
+};
 
 // counter difference; a counter that went backwards wrapped at 2^32 (32 bit
 // kernels) when the old value fit in 32 bits, else it was reset (null)
@@ -111,7 +111,7 @@ export function delta(prev, cur) {
 		return cur + 4294967296 - prev;
 
 	return null;
-}
+};
 
 // Per-second WAN rates from counter readings taken every ~200 ms.
 //   feed(t_ms, {rx, tx})  a reading (null = device gone)
@@ -179,7 +179,7 @@ export function rates() {
 			return rate(a, b);
 		}
 	};
-}
+};
 
 // The CAKE qdisc of `dev` in a `tc -s -j qdisc show` JSON text: the root
 // qdisc of kind cake (or any cake when none is root), summed over its
@@ -254,7 +254,7 @@ export function parse_cake(text, dev) {
 	}
 
 	return res;
-}
+};
 
 // The row cells of one interval from two CAKE readings (prev may be null:
 // then drops/ECN are unknown): prefix 'dl' or 'ul'.
@@ -271,7 +271,7 @@ export function cake_cells(prefix, prev, cur) {
 	o[`${prefix}_bl`] = cur.backlog;
 
 	return o;
-}
+};
 
 // sqm queues from a uci cursor: [{ name, iface, ifb, download_bps,
 // upload_bps, qdisc }] of the enabled sections with a valid interface.
@@ -296,4 +296,4 @@ export function sqm_queues(cursor) {
 	});
 
 	return out;
-}
+};

@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // `tc -s -j qdisc show` once a second without a process a second: one
-// long-running `tc -s -j -force -batch -` reads the command from our end
-// of a socketpair and answers each with one JSON line (iproute2 flushes
-// after every batch command).  Under the lab's software emulation a tc
-// start costs ~170 ms of CPU; a batch answer costs what the dump costs.
+// long-running `tc -s -j -force -batch -` reads the commands from our end
+// of a socket pair (reterm.latency.child) and answers each show with one
+// JSON line (iproute2 flushes after every batch command); adaptive
+// shaping's rate changes go to the same tc.  Under the lab's software
+// emulation a tc start costs ~170 ms of CPU; a batch answer costs what
+// the dump costs.
 //
-//   let q = qdisc.open(env);   // env: { uloop, socket, fs }
+//   let q = qdisc.open(env);   // env: { uloop, socket, fs, clock }
 //   q.show(cb);                // cb(json text) or cb(null)
 //   q.change(dev, kbit);       // CAKE's bandwidth (adaptive shaping)
 //   q.close();                 // ends tc (the sampler does so asleep)
 //
-// Without the socket module, fs.dup2 or a tc binary, or when tc keeps
-// dying, show() falls back to one `tc` run per call (run_once; env.run
-// replaces it in tests).
+// A tc that exits or does not answer within ANSWER_MS is started again
+// for the next command; after MAX_RESTARTS failed starts in a row the next
+// start waits BACKOFF_MS (doubling up to BACKOFF_MAX_MS), and meanwhile a
+// show answers null (no reading) and a change runs one tc of its own,
+// never waited for.  Nothing here blocks the loop, and there is no mode
+// that gives up for good.
 
 'use strict';
 
@@ -23,27 +28,20 @@ import { netdev } from 'reterm.validate';
 export const TC_PATHS = [ '/usr/sbin/tc', '/sbin/tc', '/usr/bin/tc', '/bin/tc' ];
 export const ANSWER_MS = 900;	// no answer by then: restart tc next time
 export const MAX_RESTARTS = 3;
+export const BACKOFF_MS = 5000, BACKOFF_MAX_MS = 60000;
 export const CLOSE_MS = 500;	// close(): tc's time to finish what it was sent
-
-export const COMMAND = [ 'exec', 'tc', '-s', '-j', 'qdisc', 'show' ];
-
-// COMMAND through a shell (fixed words only), read to its end.  Blocking:
-// a pipe registered with uloop is non-blocking and read('all') would then
-// return only the first chunk of a dump larger than the pipe's buffer
-// (truncated JSON on routers with many queues).  Fallback path only.
-function run_once(env, argv, cb) {
-	let fs = env.fs ?? require('fs'), p = fs.popen(join(' ', argv) + ' 2>/dev/null', 'r');
-	let out = p ? p.read('all') : null;
-
-	p?.close();
-	cb(out);
-}
 
 // paths: where to look for tc (tests hand in stand-ins)
 export function open(env, paths) {
 	let fs = env.fs ?? require('fs'), socket = env.socket;
-	let path = socket ? child.find(fs, paths ?? TC_PATHS) : null;
+
+	if (!socket)
+		try { socket = require('socket'); } catch (e) { socket = null; }
+
+	let path = child.find(fs, paths ?? TC_PATHS);
 	let proc = null, timer = null, buf = '', waiting = null, restarts = 0;
+	let backoff = BACKOFF_MS, wait_until = null;	// mono ms: no start before
+	let now = () => env.clock?.mono() ?? 0;
 
 	// grace_ms: tc first runs what it was sent (see close())
 	function stop_child(grace_ms) {
@@ -81,6 +79,7 @@ export function open(env, paths) {
 
 			buf = substr(buf, nl + 1);
 			restarts = 0;
+			backoff = BACKOFF_MS;
 			answer(line);
 		}
 
@@ -91,16 +90,31 @@ export function open(env, paths) {
 	}
 
 	function start() {
-		proc = child.spawn({ ...env, fs, socket }, path, [ '-s', '-j', '-force', '-batch', '-' ],
-			{ stdin: true, readable });
+		proc = socket ? child.spawn({ ...env, fs, socket }, path, [ '-s', '-j', '-force', '-batch', '-' ],
+			{ stdin: true, readable }) : null;
 	}
 
+	// a tc batch running, or started now unless the backoff says wait
 	function ensure() {
-		if (path && !proc?.alive() && restarts < MAX_RESTARTS) {
-			stop_child();
-			restarts++;
-			start();
+		if (!path || proc?.alive())
+			return;
+
+		stop_child();
+
+		if (wait_until != null && now() < wait_until)
+			return;
+
+		wait_until = null;
+
+		if (restarts >= MAX_RESTARTS) {
+			restarts = 0;
+			wait_until = now() + backoff;
+			backoff = min(backoff * 2, BACKOFF_MAX_MS);
+			return;
 		}
+
+		restarts++;
+		start();
 	}
 
 	return {
@@ -119,8 +133,10 @@ export function open(env, paths) {
 
 			if (proc?.alive())
 				proc.sock.send(join(' ', words) + '\n');
+			else if (path)	// no batch now: one tc, not waited for
+				env.uloop.process(path, words, {}, () => null);
 			else
-				(env.run ?? ((argv, f) => run_once(env, argv, f)))([ 'exec', 'tc', ...words ], () => null);
+				return false;
 
 			return true;
 		},
@@ -144,7 +160,7 @@ export function open(env, paths) {
 				return;
 			}
 
-			(env.run ?? ((argv, f) => run_once(env, argv, f)))(COMMAND, cb);
+			cb(null);
 		},
 
 		// tc ends after the commands it was sent (the rates adaptive
@@ -153,6 +169,8 @@ export function open(env, paths) {
 			stop_child(CLOSE_MS);
 			waiting = null;
 			restarts = 0;
+			wait_until = null;
+			backoff = BACKOFF_MS;
 		}
 	};
-}
+};

@@ -153,7 +153,7 @@ export function create(opts) {
 	};
 
 	return self;
-}
+};
 
 // Combine the stored rows of one longer interval (e.g. the 60 seconds of a
 // minute) into one row: min of min, median of med, max of max, last base,
@@ -220,4 +220,4 @@ export function combine(rows) {
 		out[c] = maxof(vals(c));
 
 	return out;
-}
+};

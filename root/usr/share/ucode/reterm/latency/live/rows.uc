@@ -218,4 +218,4 @@ export function create(env, cfg, timeout_ms) {
 		},
 		rings: () => ({ sec: sec_ring, min: min_ring })
 	};
-}
+};

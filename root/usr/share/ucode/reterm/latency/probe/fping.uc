@@ -21,12 +21,12 @@ export function parse_fping_line(line) {
 	let m = match(line, /^([0-9A-Fa-f.:]+) *: \[([0-9]+)\], [0-9]+ bytes, ([0-9]+(\.[0-9]+)?) ms/);
 
 	return m ? { target: m[1], seq: +m[2], rtt: +m[3] } : null;
-}
+};
 
 // fping's path, or null (see child.find)
 export function fping_path(fs) {
 	return child.find(fs, FPING_PATHS);
-}
+};
 
 // Bookkeeping of fping's loop mode, separate from the process so that it
 // can be tested: fping sends target j's probe k at about
@@ -68,7 +68,7 @@ export function fping_tracker(targets, interval_ms, timeout_ms, start_ms, emit) 
 				}
 		}
 	};
-}
+};
 
 export function fping(env, path) {
 	let socket = env.socket ?? require('socket');
@@ -164,5 +164,5 @@ export function fping(env, path) {
 		close: function() { this.stop(); },
 		running: () => proc != null && proc.alive()
 	};
-}
+};
 

@@ -48,14 +48,14 @@ export function parse_exceeded(text) {
 	let m = match(text ?? '', /ICMP Time Exceeded from ([0-9A-Fa-f.:]+) for ICMP Echo sent to/);
 
 	return m ? ip(m[1]) : null;
-}
+};
 
 // fping's output for one echo -> { from, reached }
 export function parse_fping(text) {
 	let from = parse_exceeded(text);
 
 	return { from, reached: !from && match(text ?? '', / : \[0\], [0-9]+ bytes/) != null };
-}
+};
 
 // the quoted destination at data[at..] is dst (an IP literal)
 function quotes(data, at, dst) {
@@ -97,7 +97,7 @@ export function parse_icmp(data, id, seq, dst) {
 		return null;
 
 	return (u(q) == ICMP_ECHO && u16(q + 4) == id && u16(q + 6) == seq) ? 'exceeded' : null;
-}
+};
 
 // what reterm.latency.target calls not public but can still be the ISP's
 // side of the line: CGNAT is the ISP's own space; documentation and
@@ -109,7 +109,7 @@ export function beyond(addr) {
 	let why = classify(addr);
 
 	return why == null || index(ISP_SIDE, why) >= 0;
-}
+};
 
 // A datagram of a raw ICMPv6 socket (no IP header: the kernel strips it)
 // -> 'reached', 'exceeded' or null, as parse_icmp; a time exceeded quotes
@@ -128,7 +128,7 @@ export function parse_icmp6(data, id, seq, dst) {
 		return null;
 
 	return (u(48) == ICMP6_ECHO && u16(52) == id && u16(54) == seq) ? 'exceeded' : null;
-}
+};
 
 // hops [ { ttl, addr } ] -> the first MAX_NEAR addresses beyond the line
 // (not the target itself, each once)
@@ -140,7 +140,7 @@ export function pick(hops, target) {
 			push(out, h.addr);
 
 	return out;
-}
+};
 
 // env: { timer(ms, cb), ttl_probe }
 export function scanner(env) {
@@ -195,7 +195,7 @@ export function scanner(env) {
 		stop,
 		running: () => job != null || timer != null
 	};
-}
+};
 
 // A ttl_probe on a raw ICMP socket (root, as reterm-latencyd runs): the echo
 // leaves with IP_TTL (IPv6: IPV6_UNICAST_HOPS) = ttl, the answer is read
@@ -260,7 +260,7 @@ export function icmp_ttl(base) {
 
 		return { kill: () => done || end() };
 	};
-}
+};
 
 // The ttl_probe with fping: `fping -c 1 -t WAIT_MS -H <ttl> <target>`, its
 // stdout and stderr read from a socketpair (reterm.latency.child), ended
@@ -308,7 +308,7 @@ export function fping_ttl(base) {
 
 		return { kill: () => { done = true; guard?.cancel(); c?.kill(); } };
 	};
-}
+};
 
 // the ttl_probe reterm-latencyd uses: the raw socket, else fping, else none
 export function ttl_prober(base) {
@@ -318,4 +318,4 @@ export function ttl_prober(base) {
 		return fp;
 
 	return (target, ttl, cb) => raw(target, ttl, cb) ?? fp?.(target, ttl, cb);
-}
+};

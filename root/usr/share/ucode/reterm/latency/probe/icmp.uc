@@ -52,7 +52,7 @@ export function cksum(b) {
 		sum = (sum & 0xffff) + (sum >> 16);
 
 	return (~sum) & 0xffff;
-}
+};
 
 // Round robin scheduler of the icmp backend: calls
 // send(target) every interval_ms on a uloop timer that is re-armed
@@ -107,7 +107,7 @@ export function build_echo(v6, id, seq) {
 
 	// ICMPv6: the kernel fills in the checksum (it covers a pseudo header)
 	return v6 ? hdr : struct.pack('!BBHHH', ICMP_ECHO, 0, cksum(hdr), id, seq) + PAYLOAD;
-}
+};
 
 // An ICMP timestamp request; orig: ms since midnight UTC
 export function build_tstamp(id, seq, orig) {
@@ -115,14 +115,14 @@ export function build_tstamp(id, seq, orig) {
 	let hdr = struct.pack('!BBHHHIII', ICMP_TSTAMP, 0, 0, id, seq, orig, 0, 0);
 
 	return struct.pack('!BBHHHIII', ICMP_TSTAMP, 0, cksum(hdr), id, seq, orig, 0, 0);
-}
+};
 
 // a - b on the clock of a day (ms since midnight UTC): -12 h < d <= 12 h
 export function day_diff(a, b) {
 	let d = (a - b) % DAY_MS;
 
 	return (d > DAY_MS / 2) ? d - DAY_MS : (d <= -DAY_MS / 2) ? d + DAY_MS : d;
-}
+};
 
 // Parse a received datagram: { type, id, seq } or null (also when a raw
 // one's checksum is wrong); a timestamp reply adds { orig, recv, xmit }.
@@ -162,7 +162,7 @@ export function parse_echo(data, with_ip_header) {
 	}
 
 	return { type: f[0], code: f[1], id: f[3], seq: f[4] };
-}
+};
 
 export function icmp(env) {
 	let socket = env.socket ?? require('socket');
@@ -376,4 +376,4 @@ export function icmp(env) {
 
 		running: () => sched.running()
 	};
-}
+};

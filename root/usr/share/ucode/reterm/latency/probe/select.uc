@@ -46,7 +46,7 @@ export function is_ip(s) {
 	let a = iptoarr(s);
 
 	return type(a) == 'array' && (length(a) == 4 || length(a) == 16);
-}
+};
 
 // ---- none: nothing to probe with ---------------------------------------
 
@@ -59,7 +59,7 @@ export function none() {
 		close: () => null,
 		running: () => false
 	};
-}
+};
 
 // ---- selection -----------------------------------------------------------
 
@@ -109,4 +109,4 @@ export function open(env, kind, stamps) {
 	}
 
 	return (kind == 'fping') ? null : none();
-}
+};

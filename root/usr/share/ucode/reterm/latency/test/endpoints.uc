@@ -38,7 +38,7 @@ function parsed(e) {
 // what status/monitor_status show: [ { id, name, download, upload } ]
 export function list() {
 	return map(ENDPOINTS, (e) => ({ id: e.id, name: e.name, download: e.download, upload: e.upload }));
-}
+};
 
 export function find(id) {
 	for (let e in ENDPOINTS)
@@ -46,7 +46,7 @@ export function find(id) {
 			return e;
 
 	return null;
-}
+};
 
 // a: test_start's checked arguments
 export function candidates(a) {
@@ -62,4 +62,4 @@ export function candidates(a) {
 			push(out, parsed(e));
 
 	return out;
-}
+};

@@ -68,7 +68,7 @@ export function phases(schedule) {
 	}
 
 	return out;
-}
+};
 
 export function total_secs(schedule) {
 	let t = 0;
@@ -77,7 +77,7 @@ export function total_secs(schedule) {
 		t += p.secs;
 
 	return t;
-}
+};
 
 function r1(v) {
 	return stats.round1(v);
@@ -103,7 +103,7 @@ export function rate_between(readings, key, from_ms, to_ms) {
 		return null;
 
 	return int((b[key] - a[key]) * 8000.0 / (b.t - a.t) + 0.5);
-}
+};
 
 // how much the rate moved inside [from_ms, to_ms]: (highest - lowest) /
 // highest of its whole seconds, 2 decimals; null with fewer than 3
@@ -123,7 +123,7 @@ export function spread(readings, key, from_ms, to_ms) {
 	}
 
 	return (n < 3 || !hi) ? null : int((hi - lo) * 100.0 / hi + 0.5) / 100.0;
-}
+};
 
 // The result of a finished (or stopped) test, from its raw data:
 //   d.probes    [{ t (ms from start), target, rtt|null }]
@@ -245,7 +245,7 @@ export function compute(d) {
 	res.inconclusive = length(res.reasons) > 0;
 
 	return res;
-}
+};
 
 export function run(env, opts) {
 	let sched = phases(opts.schedule);
@@ -409,4 +409,4 @@ export function run(env, opts) {
 		result: () => result,
 		state: () => state
 	};
-}
+};

@@ -74,7 +74,7 @@ export function request(url, dir) {
 
 	return `GET ${url.path} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: reterm-latencyd\r\n` +
 		`Accept-Encoding: identity\r\nConnection: close\r\n\r\n`;
-}
+};
 
 // Status code of a response head, or null when the head is incomplete
 // (-1 when it is not HTTP at all).
@@ -87,7 +87,7 @@ export function response_status(head) {
 	let m = match(substr(head, 0, index(head, '\r\n')), /^HTTP\/1\.[01] ([0-9]{3})/);
 
 	return m ? +m[1] : -1;
-}
+};
 
 export function start(env, opts) {
 	let socket = env.socket ?? require('socket'), uloop = env.uloop;
@@ -340,7 +340,7 @@ export function start(env, opts) {
 			}
 		}
 	};
-}
+};
 
 // Resolve a host name or literal for start(): [ {family, address} ],
 // IPv4 first.  Blocking (getaddrinfo): for the lab CLI only; reterm-latencyd
@@ -360,4 +360,4 @@ export function resolve(socket, host) {
 			push(out, { family: r.family, address: r.addr.address });
 
 	return sort(out, (a, b) => (a.family == socket.AF_INET ? 0 : 1) - (b.family == socket.AF_INET ? 0 : 1));
-}
+};

@@ -164,4 +164,4 @@ export function create(env) {
 	};
 
 	return self;
-}
+};

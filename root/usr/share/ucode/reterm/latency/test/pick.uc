@@ -208,4 +208,4 @@ export function pick(env, cands, pol, refuse, done) {
 	attempt();
 
 	return { cancel: () => { over = true; stop_jobs(); } };
-}
+};

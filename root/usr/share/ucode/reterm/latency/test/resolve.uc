@@ -44,7 +44,7 @@ export function interpreter(fs) {
 			return p;
 
 	return null;
-}
+};
 
 // the child's answer (a JSON line) -> [ addrs, why ]
 export function parse(text) {
@@ -73,7 +73,7 @@ export function parse(text) {
 	}
 
 	return length(v4) + length(v6) ? [ [ ...v4, ...v6 ], null ] : [ null, 'does not resolve: no address' ];
-}
+};
 
 // env: { uloop, fs, socket }
 export function resolver(env, opts) {
@@ -139,4 +139,4 @@ export function resolver(env, opts) {
 
 		return { cancel: () => { done = true; timer?.cancel(); timer = null; proc?.kill(); proc = null; } };
 	};
-}
+};

@@ -265,4 +265,4 @@ export function create(env, cfg, hooks) {
 			}
 		}
 	};
-}
+};

@@ -67,7 +67,7 @@ export function read(fs, path) {
 		return null;
 
 	return slice(filter(data.results, r => type(r) == 'object' && type(r.id) == 'string'), -KEEP);
-}
+};
 
 // The last KEEP of list, fewer if need be to stay within MAX_BYTES.
 function encode(list) {
@@ -173,7 +173,7 @@ export function open(fs, io) {
 			return list;
 		}
 	};
-}
+};
 
 // A result without its probe series (for the list reply).
 export function summary(r) {
@@ -184,4 +184,4 @@ export function summary(r) {
 			o[k] = v;
 
 	return o;
-}
+};

@@ -66,7 +66,7 @@ export function failure(kind, url, name, ca) {
 		return fail('unreachable', `${who}${host} answered HTTP ${m[1]}: pick another endpoint or a custom URL`, kind);
 
 	return fail('unreachable', `${who}no connection to ${host} port ${url.port}: retry, or pick another endpoint`, kind);
-}
+};
 
 function argv(o, extra) {
 	let a = [ '-L', MODULES, SCRIPT, '--dir', o.dir, '--url', o.url.url, '--ca', o.ca ?? '/nonexistent' ];
@@ -168,7 +168,7 @@ export function start(env, opts) {
 			proc = null;
 		}
 	};
-}
+};
 
 export function check(env, opts, cb) {
 	let fs = env.fs ?? require('fs'), socket = env.socket ?? require('socket');
@@ -212,4 +212,4 @@ export function check(env, opts, cb) {
 	guard = env.uloop.timer((CHECK_SECONDS + 2) * 1000, () => finish(failure('timeout', opts.url, opts.name, opts.ca)));
 
 	return { cancel: () => { done = true; guard?.cancel(); proc?.kill(); proc = null; } };
-}
+};
