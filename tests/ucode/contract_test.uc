@@ -76,7 +76,9 @@ let used = {};
 for (let f in walk(`${TOP}/root`, [])) {
 	let text = fs.readfile(f) ?? '';
 
-	if (!match(f, /\.uc$/) && !match(substr(text, 0, 64), /ucode/))
+	// the files that make replies with reterm.reply's error() (others,
+	// such as https-load, have an error() of their own)
+	if (!match(text, /from 'reterm\.reply'/))
 		continue;
 
 	for (let m in match(text, /\berror\('([a-z_]+)'/g) ?? [])
