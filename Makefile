@@ -46,7 +46,7 @@ deps:
 # the benchmark: the lab's measuring scenarios at full length, with the
 # figures measured outside the VM (graph redraw, flash writes of the
 # results store); one table of every README target, its figure, its peer
-# of the same run and met / not met (tests/lab/out/benchmarks.md as well)
+# of the same run and met / not met, also written to docs/benchmarks.md
 lab:
 	LAB_MODE=bench LAB_SCENARIOS="$(LAB_SCENARIOS)" tests/run.sh browser ucode lab
 

@@ -79,7 +79,7 @@ for tier in $TIERS; do
 		python3 tests/lab/merge_bench.py tests/lab/out/results.json tests/browser/out/bench.json .cache/bench-ucode.json
 		if [ "${LAB_MODE:-check}" = bench ]; then
 			python3 tests/lab/benchmark.py tests/lab/out/results.json $LAB_SCENARIOS \
-				--markdown tests/lab/out/benchmarks.md 2>&1 | tee -a "$log"
+				--markdown docs/benchmarks.md 2>&1 | tee -a "$log"
 		else
 			python3 tests/lab/checks.py tests/lab/out/results.json $LAB_SCENARIOS 2>&1 | tee -a "$log"
 		fi ;;

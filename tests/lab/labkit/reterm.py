@@ -87,7 +87,9 @@ class Router:
                                           start_new_session=True)
         self.wait_listening()
 
-    def wait_listening(self, timeout=15):
+    def wait_listening(self, timeout=60):
+        """until haproxy answers on its stats socket; the limit only catches
+        a haproxy that never comes up (a slow machine takes its time)"""
         deadline = time.time() + timeout
         while time.time() < deadline:
             try:
@@ -100,7 +102,7 @@ class Router:
                 why = f.read()[-600:]
         except OSError:
             why = "(no messages)"
-        raise RuntimeError("haproxy did not come up: " + why)
+        raise RuntimeError("haproxy did not come up within %d s: %s" % (timeout, why))
 
     def kill_haproxy(self):
         """Kill haproxy as a crash would (the respawn loop stays)."""
@@ -120,7 +122,7 @@ class Router:
             f.write(text)
         self.kill_haproxy()
         time.sleep(1)
-        self.wait_listening(timeout=RESPAWN_DELAY + 15)
+        self.wait_listening(timeout=RESPAWN_DELAY + 45)
 
     def stop(self):
         if self.respawner:

@@ -203,7 +203,16 @@ def one(ucode, name, plan, variant, idle_ms):
     added = sorted(max(0.0, rtt - idle_ms) for ts, rtt in pings)
     got = (b1 - b0) * 8 / 1000.0
     allowed = allowed_kbit(plan, t0, min(t1, start + seconds), start)
+    # the seconds of the steps below the base rate (where CAKE fixed at
+    # the base bloats the line), from the second 5 s of each step on
+    low, at = [], start
+    for secs, mbit in plan:
+        if mbit * 1000 < DL[1] and secs >= 10:
+            low.append((at + 5, at + secs))
+        at += secs
+    added_low = [max(0.0, rtt - idle_ms) for ts, rtt in pings if any(a <= ts < b for a, b in low)]
     r = {"added_ms_mean": round(statistics.mean(added), 1),
+         "added_ms_mean_low": round(statistics.mean(added_low), 1) if added_low else None,
          "added_ms_p95": round(added[int(len(added) * 0.95)], 1),
          "utilisation": round(got / allowed, 3), "pings": len(pings), "start": round(start, 3)}
     if c and TICKS:

@@ -129,7 +129,7 @@ def run():
         router.kill_haproxy()
         time.sleep(0.5)
         dl = download("cli")
-        router.wait_listening(timeout=RESPAWN_DELAY + 15)
+        router.wait_listening(timeout=RESPAWN_DELAY + 45)
         res["respawn_complete"] = finished(dl)
 
         # selfconnect: from the router itself to the listener

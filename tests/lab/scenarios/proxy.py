@@ -105,7 +105,7 @@ def run():
         during = fetch("cli", topo.SRV4, 80)
         res["failopen_ms"] = during["ms"]  # connect to last byte, timed by the client
         res["failopen_direct"] = int(during["status"] == 200 and during["peer"] == cli4)
-        router.wait_listening(timeout=RESPAWN_DELAY + 15)
+        router.wait_listening(timeout=RESPAWN_DELAY + 45)
         after = fetch("cli", topo.SRV4, 80)
         res["respawn_proxied"] = int(after["peer"] == topo.RTR_WAN4)
 
