@@ -24,11 +24,13 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-TIERS=${*:-${TIERS:-"js browser ucode sh pkg owrt lab"}}
-LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web hardening shaping sqm latency autorate"}
+TIERS=${*:-${TIERS:-"js browser ucode ucode-24.10 sh pkg owrt lab"}}
+LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web hardening shaping sqm latency autorate latency@24.10 autorate@24.10"}
 mkdir -p .cache
 
 passed=0 failed=0 skipped=0
+# "ucode 81205a25": the part of tools/owrt/parts.lock a tier ran on
+ucode_pin() { awk -v n="$1" '$1 == n { print "ucode " substr($3, 1, 8) }' tools/owrt/parts.lock; }
 # add the counts from a "<tier>: N passed, N failed[, N skipped]" line
 tally() {
 	local line p f s
@@ -60,10 +62,13 @@ for tier in $TIERS; do
 		node tests/browser/graph.browser.mjs 2>&1 | tee "$log"
 		node tests/browser/overview.browser.mjs 2>&1 | tee -a "$log"
 		node tests/browser/wizard.browser.mjs 2>&1 | tee -a "$log" ;;
-	ucode) tests/ucode/run.sh 2>&1 | tee "$log"
+	ucode) tests/ucode/run.sh 2>&1 | sed "s/^ucode: \(.*\)/ucode: \1 ($(ucode_pin ucode))/" | tee "$log"
 		# the flash-wear benchmark, for the lab's results.json
 		sed -n 's/.*bench flash_bytes_per_100_tests=\([0-9][0-9]*\).*/{"flash_bytes_per_100_tests": \1}/p' "$log" |
 			tail -n 1 > .cache/bench-ucode.json ;;
+	ucode-24.10) # the same tests on the ucode OpenWrt 24.10 pins
+		RETERM_UCODE=${RETERM_OWRT:-/opt/owrt}/host-24.10/bin/ucode tests/ucode/run.sh 2>&1 |
+			sed "s/^ucode: \(.*\)/ucode-24.10: \1 (24.10 $(ucode_pin ucode-24.10))/" | tee "$log" ;;
 	sh) { tests/sh/apply_test.sh; tests/sh/apply_bg_test.sh; } 2>&1 | tee "$log" ;;
 	pkg) tests/pkg/ipk_test.sh 2>&1 | tee "$log" ;;
 	owrt) tests/owrt/run.sh 2>&1 | tee "$log" ;;

@@ -168,4 +168,4 @@ export function store_fs(now_ms) {
 	};
 
 	return self;
-}
+};
