@@ -145,6 +145,10 @@ CHECKS = {
          lambda m: m["near_hops_steps_autorate"] == ["198.51.100.1@1", "2001:db8:100::1@1"]),
         ("autorate gets one-way delays (ICMP timestamps) from every IPv4 reflector",
          lambda m: m["one_way_steps_autorate"] and m["one_way_steps_autorate"] == m["ipv4_reflectors_steps_autorate"]),
+        # a CAKE reading a second and up to 5 rate changes a second per
+        # direction: a process per action would be >= 60 a minute
+        ("reterm-latencyd under adaptive shaping starts <= 2 processes a minute (one batch tc, not one per action)",
+         lambda m: m["processes_per_min_steps_autorate"] <= 2),
         ("probing: <= 1 probe/s idle, >= 3/s while loaded (of 5)",
          lambda m: 0 < m["probes_per_s_idle"] <= 1 and m["probes_per_s_loaded"] >= 3),
     ],
