@@ -335,7 +335,7 @@ function lanClientSyns(count) {
 		ip link show lanc1 >/dev/null 2>&1 || {
 			ip link add lanc0 type veth peer name lanc1
 			ip link set lanc1 master br-lan up
-			unshare --net sleep 120 & echo $! > /tmp/reterm-lanc.pid
+			unshare --net sleep 120 >/dev/null 2>&1 & echo $! > /tmp/reterm-lanc.pid
 			sleep 0.3
 			ip link set lanc0 netns $(cat /tmp/reterm-lanc.pid)
 		}
