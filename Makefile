@@ -15,6 +15,12 @@ LUCI_DEPENDS:=+luci-base +rpcd +rpcd-mod-ucode +ucode +ucode-mod-fs \
 	+ucode-mod-struct +haproxy-nossl \
 	+sqm-scripts +kmod-sched-cake +kmod-nft-tproxy +kmod-nft-socket \
 	+kmod-nft-connlimit +tc
+# The oldest ucode it runs on: OpenWrt 24.10's (2025.07.18~3f64c808). opkg
+# (dpkg's order) sorts 2025.07.18~3f64c808 below 2025.07.18, apk above it,
+# hence the ~ for opkg only. 23.05 (ucode 2023.11.07, no socket module) is
+# refused by the package manager.
+RETERM_UCODE_MIN := 2025.07.18
+LUCI_EXTRA_DEPENDS:=ucode (>= $(RETERM_UCODE_MIN)$(if $(CONFIG_USE_APK),,~))
 LUCI_PKGARCH:=all
 PKG_LICENSE:=Apache-2.0
 PKG_MAINTAINER:=luci-app-reterm developers
@@ -50,7 +56,7 @@ deps:
 lab:
 	LAB_MODE=bench LAB_SCENARIOS="$(LAB_SCENARIOS)" tests/run.sh browser ucode lab
 
-# OpenWrt 23.05/24.10 (opkg): the app and one luci-i18n-reterm-<lang> per po/<lang>
+# OpenWrt 24.10 (opkg): the app and one luci-i18n-reterm-<lang> per po/<lang>
 ipk:
 	tools/mkipk.sh $(RETERM_VERSION) $(OUT)
 

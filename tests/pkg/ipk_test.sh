@@ -184,7 +184,16 @@ deps=$(field Depends)
 check "control: Depends non-empty" test -n "$deps"
 check "control: Depends contains luci-base" grep -qE '(^|, )luci-base(,|$)' <<<"$deps"
 check "control: Depends has no Makefile syntax (+ @ :)" \
-	bash -c '! grep -qE "[+@:()]" <<<"$1"' _ "$deps"
+	bash -c '! grep -qE "[+@:]|\((\$|[^>])" <<<"$1"' _ "$deps"
+# the ucode OpenWrt 24.10 ships (2025.07.18~3f64c808-r1) or newer; 23.05's
+# (2023.11.07~a6e75e02) refused by opkg, whose versions compare as dpkg's
+umin=$(sed -n 's/^RETERM_UCODE_MIN *:= *//p' "$MK")
+check "control: Depends asks for ucode (>= $umin~), the Makefile's RETERM_UCODE_MIN" \
+	grep -qE "(^|, )ucode \(>= ${umin//./\\.}~\)(,|$)" <<<"$deps"
+if command -v dpkg >/dev/null; then
+	check "control: 24.10's ucode 2025.07.18~3f64c808-r1 meets it, 23.05's 2023.11.07~a6e75e02-r1 does not" \
+		bash -c 'dpkg --compare-versions 2025.07.18~3f64c808-r1 ge "$1~" && ! dpkg --compare-versions 2023.11.07~a6e75e02-r1 ge "$1~"' _ "$umin"
+fi
 if grep -qE '(^|, )haproxy(-nossl)?( |,|$)' <<<"$deps"; then
 	check "control: Depends accepts haproxy or haproxy-nossl" \
 		grep -qE '(^|, )(haproxy \| haproxy-nossl|haproxy-nossl \| haproxy)(,|$)' <<<"$deps"
