@@ -24,7 +24,7 @@
 
 'use strict';
 
-import { netdev } from 'reterm.validate';
+import { netdev, matches } from 'reterm.validate';
 
 function n(v) {
 	let t = type(v);
@@ -282,7 +282,7 @@ export function sqm_queues(cursor) {
 		if (s.enabled != '1' || netdev(s.interface) == null)
 			return;
 
-		let kbit = (v) => (match(v ?? '', /^[0-9]{1,9}$/) ? +v * 1000 : 0);
+		let kbit = (v) => (matches(v, /^[0-9]{1,9}$/) ? +v * 1000 : 0);
 
 		push(out, {
 			name: s['.name'],
