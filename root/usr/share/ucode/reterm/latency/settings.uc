@@ -12,6 +12,7 @@ import * as counters from 'reterm.latency.live.counters';
 import * as store from 'reterm.latency.test.store';
 import * as target from 'reterm.latency.target';
 import * as autorate from 'reterm.latency.autorate.controller';
+import { MAX_REFLECTORS } from 'reterm.latency.autorate.reflectors';
 import { netdev, ip as ip_literal, hostname, port, bool, one_line, matches } from 'reterm.validate';
 
 export const DEFAULT_REFLECTORS = [ '1.1.1.1', '9.9.9.9', '8.8.8.8', '2606:4700:4700::1111' ];
@@ -151,8 +152,19 @@ export function load_config(cursor, wan_lookup) {
 		refl = [ refl ];
 
 	cfg.reflectors = [];
+	refl ??= [];
 
-	for (let r in refl ?? []) {
+	for (let i = 0; i < length(refl); i++) {
+		let r = refl[i];
+
+		// the rest is not even read (reterm.latency.autorate.reflectors
+		// MAX_REFLECTORS says why)
+		if (length(cfg.reflectors) >= MAX_REFLECTORS) {
+			push(warnings, sprintf('at most %d reflectors are probed: the %d entries from %J on are ignored',
+				MAX_REFLECTORS, length(refl) - i, substr('' + r, 0, 48)));
+			break;
+		}
+
 		let ip = ip_literal(r);
 
 		if (ip == null)
