@@ -96,7 +96,7 @@ for tier in $TIERS; do
 	tally "$tier" "$log"
 	times="$times, $tier $((SECONDS - t0))s"
 	if [ "$tier" = lab ]; then
-		times="$times ($(sed -n 's/^lab: scenario \([a-z-]*\) done in \([0-9]*\) s.*/\1 \2s/p' "$log" | paste -sd, - | sed 's/,/, /g'))"
+		times="$times ($(sed -n 's/^lab: scenario \([a-z0-9@.-]*\) done in \([0-9]*\) s.*/\1 \2s/p' "$log" | paste -sd, - | sed 's/,/, /g'))"
 	fi
 	if [ "$tier" = browser ]; then tally overview "$log"; tally wizard "$log"; fi
 	if [ "$tier" = sh ]; then tally sh-bg "$log"; fi
