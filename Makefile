@@ -15,12 +15,13 @@ LUCI_DEPENDS:=+luci-base +rpcd +rpcd-mod-ucode +ucode +ucode-mod-fs \
 	+ucode-mod-struct +haproxy-nossl \
 	+sqm-scripts +kmod-sched-cake +kmod-nft-tproxy +kmod-nft-socket \
 	+kmod-nft-connlimit +tc
-# The oldest ucode it runs on: OpenWrt 24.10's (2025.07.18~3f64c808). opkg
-# (dpkg's order) sorts 2025.07.18~3f64c808 below 2025.07.18, apk above it,
-# hence the ~ for opkg only. 23.05 (ucode 2023.11.07, no socket module) is
-# refused by the package manager.
-RETERM_UCODE_MIN := 2025.07.18
-LUCI_EXTRA_DEPENDS:=ucode (>= $(RETERM_UCODE_MIN)$(if $(CONFIG_USE_APK),,~))
+# The oldest ucode it runs on: OpenWrt 24.10's, 2025.07.18~3f64c808. One
+# string fits opkg and apk: both put 24.10's 2025.07.18~3f64c808-r1 and
+# 25.12's 2026.01.16~85922056-r1 at or above it, and 23.05's
+# (2024-07-11-1a8a0bcf-3; it packages no ucode-mod-socket) below; no space
+# after >= (luci.mk's dependency formatting wants none).
+RETERM_UCODE_MIN := 2025.07.18~3f64c808
+LUCI_EXTRA_DEPENDS:=ucode (>=$(RETERM_UCODE_MIN))
 LUCI_PKGARCH:=all
 PKG_LICENSE:=Apache-2.0
 PKG_MAINTAINER:=luci-app-reterm developers

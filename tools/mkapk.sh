@@ -46,9 +46,8 @@ outdir=$2
 pkg_init "$1"
 export SOURCE_DATE_EPOCH="$epoch"	# apk mkpkg: every file's mtime
 
-# apk depends: "a, b | c, ucode (>= V~)" -> "a b ucode>=V" (apk sorts
-# 2025.07.18~3f64c808 above 2025.07.18: no ~ there)
-apkdeps=$(printf '%s\n' "$depends" | tr ',' '\n' | sed -e 's/|.*//' -e 's/ (>= \([0-9.]*\)~)/>=\1/' \
+# apk depends: "a, b | c, ucode (>=V)" -> "a b ucode>=V"
+apkdeps=$(printf '%s\n' "$depends" | tr ',' '\n' | sed -e 's/|.*//' -e 's/ (>=\([^)]*\))/>=\1/' \
 	-e 's/^ *//' -e 's/ *$//' | tr '\n' ' ' | sed 's/ *$//')
 
 # index <dir> <name>: lib/apk/packages/<name>.list of the files staged so far

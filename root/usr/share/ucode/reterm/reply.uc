@@ -42,10 +42,6 @@ export function error(code, fmt, ...args) {
 	return { error: code, message: length(args) ? sprintf(fmt, ...args) : fmt };
 };
 
-export function is_error(reply) {
-	return type(reply) == 'object' && type(reply.error) == 'string';
-};
-
 // A hostile value quoted for a message: JSON escaping makes quotes and
 // newlines visible, long values are cut.  The cut falls between UTF-8
 // characters, never inside one (ucode's strings are bytes): the reply

@@ -296,7 +296,7 @@ export function cidr(s) {
 // An https:// URL must name its host (no IP literal): the certificate is
 // checked against the name.
 
-export const MAX_URL = 256;
+const MAX_URL = 256;
 
 export function hostname(s) {
 	if (!printable(s, 253))

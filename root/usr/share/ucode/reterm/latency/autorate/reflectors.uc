@@ -51,7 +51,7 @@ const DAY_MS = 86400000;
 
 // one-way parts of a delay: each within the whole of it, and together
 // most of it (their baselines' sum is at most the RTT's)
-export function fits(dir, delta) {
+function fits(dir, delta) {
 	return dir.ul >= -OWD_TOL_MS && dir.dl >= -OWD_TOL_MS && dir.ul <= delta + OWD_TOL_MS &&
 		dir.dl <= delta + OWD_TOL_MS && dir.ul + dir.dl >= delta - max(OWD_TOL_MS, delta / 2);
 };

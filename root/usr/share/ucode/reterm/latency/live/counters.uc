@@ -121,7 +121,7 @@ export function delta(prev, cur) {
 //   recent(window_ms)     {rx, tx} bit/s over the last window (load detector)
 // readings are kept this long: a second is turned into a row up to
 // ~3.5 s after it ended (when its last probe has answered or timed out)
-export const KEEP_MS = 8000;
+const KEEP_MS = 8000;
 
 export function rates() {
 	let log = [];	// [t_ms, rx, tx], oldest first, KEEP_MS kept
