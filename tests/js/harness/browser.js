@@ -1,0 +1,296 @@
+/**
+ * A browser tab for LuCI in node: a jsdom window whose network is
+ * the test router (router.js) and whose timers run on a test clock.
+ *
+ *   const tab = openTab({ router, url, storage });
+ *   tab.window, tab.document        the page (LuCI's scripts run inside it)
+ *   await tab.settle()              until no request is in flight and no
+ *                                   timer is due: what "the page is idle"
+ *                                   means here
+ *   await tab.advance(ms)           the clock moves on; timers fire in
+ *                                   order, the page settles after each
+ *   tab.navigations                 URLs the page tried to load
+ *                                   (window.location = ..., a reload)
+ *   tab.close()
+ *
+ * Timers: setTimeout/setInterval/Date.now of the page follow the test
+ * clock (starting at the real time); requestAnimationFrame runs on the
+ * next turn, so LuCI's batched RPC goes out while the page settles. XMLHttpRequest is the router: each send() is answered
+ * after the current task, as the network would.
+ */
+
+import { JSDOM, VirtualConsole } from 'jsdom';
+
+function createClock(start) {
+	let now = start, seq = 0;
+	const timers = new Map();
+
+	const add = (fn, ms, args, every) => {
+		const id = ++seq, delay = Math.max(0, Number(ms) || 0);
+		timers.set(id, { fn, args, at: now + delay, every: every ? Math.max(1, delay) : 0, seq: id });
+		return id;
+	};
+
+	return {
+		get now() { return now; },
+		set now(t) { now = t; },
+		setTimeout: (fn, ms, ...args) => add(fn, ms, args, false),
+		setInterval: (fn, ms, ...args) => add(fn, ms, args, true),
+		clear: id => { timers.delete(id); },
+		/* the next timer due at or before `limit`, or null */
+		due(limit) {
+			let best = null;
+			for (const [id, t] of timers)
+				if (t.at <= limit && (!best || t.at < best[1].at || (t.at === best[1].at && t.seq < best[1].seq)))
+					best = [id, t];
+			return best;
+		},
+		fire([id, t]) {
+			if (t.every) {
+				t.at += t.every;
+				t.seq = ++seq;
+			}
+			else
+				timers.delete(id);
+			if (typeof t.fn === 'function')
+				t.fn(...t.args);
+		}
+	};
+}
+
+const turn = () => new Promise(resolve => setImmediate(resolve));
+
+/*
+ * jsdom's selector engine walks the whole subtree through its wrapper
+ * objects: ~0.4 ms a call on a form page, where a browser takes
+ * microseconds. LuCI's form.js finds each widget and each row with
+ * querySelectorAll('[id="cbid…"]') and '[data-field="cbid…"]'
+ * (Map.findElement), thousands of times a save. The answers to such
+ * `[attribute="value"]` selectors are kept per tree (the document, or the
+ * top node of a detached subtree) and dropped as that tree changes: a
+ * MutationObserver on it is read (takeRecords(), synchronous) before each
+ * lookup; a changed attribute drops every answer for that attribute,
+ * added or removed nodes drop the answers for the values their subtrees
+ * hold. A miss, or any other selector (pseudo-classes follow state no
+ * mutation shows), is jsdom's own querySelectorAll.
+ */
+const ATTR_SELECTOR = /^\[([A-Za-z-]+)="([^"\\]*)"\]$/;
+
+function cachedAttributeQueries(window) {
+	/* tree top -> { observer, cache: attribute -> value -> root -> [elements] } */
+	const trees = new WeakMap();
+
+	const forget = (cache, node) => {
+		if (node.nodeType !== 1)
+			return;
+		for (const [attr, byValue] of cache) {
+			const v = node.getAttribute(attr);
+			if (v !== null)
+				byValue.delete(v);
+		}
+		for (let c = node.firstElementChild; c; c = c.nextElementSibling)
+			forget(cache, c);
+	};
+
+	const treeOf = root => {
+		let top = root;
+		while (top.parentNode)
+			top = top.parentNode;
+		let t = trees.get(top);
+		if (!t) {
+			t = { observer: new window.MutationObserver(() => {}), cache: new Map() };
+			t.observer.observe(top, { subtree: true, childList: true, attributes: true });
+			trees.set(top, t);
+		}
+		for (const r of t.observer.takeRecords())
+			if (r.type === 'attributes')
+				t.cache.delete(r.attributeName);
+			else if (r.type === 'childList')
+				for (const n of [...r.addedNodes, ...r.removedNodes])
+					forget(t.cache, n);
+		return t;
+	};
+
+	const lookup = (root, sel, all) => {
+		const m = ATTR_SELECTOR.exec(sel);
+		if (!m)
+			return null;
+		const { cache } = treeOf(root);
+		let byValue = cache.get(m[1]);
+		if (!byValue)
+			cache.set(m[1], byValue = new Map());
+		let per = byValue.get(m[2]);
+		if (!per)
+			byValue.set(m[2], per = new Map());
+		let hit = per.get(root);
+		/* an answer whose elements left the root (a subtree moved while
+		 * detached) is computed again */
+		if (!hit || !hit.every(el => el.getAttribute(m[1]) === m[2] && root.contains(el)))
+			per.set(root, hit = Array.from(all.call(root, sel)));
+		return hit;
+	};
+
+	for (const proto of [window.Element.prototype, window.Document.prototype]) {
+		const all = proto.querySelectorAll, one = proto.querySelector;
+		proto.querySelectorAll = function(sel) {
+			const hit = lookup(this, sel, all);
+			if (!hit)
+				return all.call(this, sel);
+			/* a static list, as querySelectorAll's NodeList is */
+			const list = hit.slice();
+			return Object.assign(list, { item: i => list[i] ?? null });
+		};
+		proto.querySelector = function(sel) {
+			const hit = lookup(this, sel, all);
+			return hit ? (hit[0] ?? null) : one.call(this, sel);
+		};
+	}
+}
+
+export function openTab({ router, url, storage }) {
+	const navigations = [], errors = [];
+	const console_ = new VirtualConsole();
+	/* jsdom does not navigate: window.location = ..., reload() land here */
+	console_.on('jsdomError', e => {
+		if (/navigation/i.test(e.message))
+			navigations.push(e.message);
+		else
+			errors.push(e);
+	});
+	const dom = new JSDOM('<!doctype html><html><head></head><body></body></html>',
+		{ url, runScripts: 'outside-only', virtualConsole: console_ });
+	const window = dom.window;
+	const clock = createClock(Date.now());
+	let inFlight = 0, closed = false;
+
+	/* the page's timers and clock */
+	const RealDate = window.Date;
+	class PageDate extends RealDate {
+		constructor(...args) { if (args.length) super(...args); else super(clock.now); }
+		static now() { return clock.now; }
+	}
+	Object.assign(window, {
+		Date: PageDate,
+		setTimeout: clock.setTimeout, setInterval: clock.setInterval,
+		clearTimeout: clock.clear, clearInterval: clock.clear,
+		/* a frame as soon as the page is idle */
+		requestAnimationFrame: fn => setImmediate(() => { if (!closed) fn(clock.now); }),
+		cancelAnimationFrame: () => {}
+	});
+
+	/* the session storage survives a reload of the tab */
+	if (storage)
+		for (const [k, v] of Object.entries(storage))
+			window.sessionStorage.setItem(k, v);
+
+	class RouterXHR {
+		constructor() {
+			this.readyState = 0;
+			this.status = 0;
+			this.statusText = '';
+			this.responseText = '';
+			this.response = '';
+			this.responseType = '';
+			this.responseURL = '';
+			this.timeout = 0;
+			this.withCredentials = false;
+			this.onreadystatechange = null;
+			this.upload = { addEventListener() {} };
+			this._headers = {};
+		}
+		open(method, target) {
+			this._method = String(method).toUpperCase();
+			this._url = new URL(target, window.location.href).href;
+			this.readyState = 1;
+		}
+		setRequestHeader(k, v) { this._headers[k.toLowerCase()] = v; }
+		addEventListener() {}
+		getAllResponseHeaders() {
+			return Object.entries(this._resHeaders || {}).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+		}
+		abort() { this._aborted = true; }
+		send(body) {
+			inFlight++;
+			const req = { method: this._method, url: this._url, headers: this._headers, body: body == null ? null : String(body) };
+			turn().then(() => router.request(req)).then(res => {
+				inFlight--;
+				if (this._aborted || closed)
+					return;
+				this.readyState = 4;
+				if (res) {
+					this.status = res.status;
+					this.statusText = res.statusText;
+					this.responseText = this.response = res.body;
+					this.responseURL = req.url;
+					this._resHeaders = res.headers;
+				}
+				if (typeof this.onreadystatechange === 'function')
+					this.onreadystatechange({ type: 'readystatechange', target: this });
+			});
+		}
+	}
+	window.XMLHttpRequest = RouterXHR;
+	cachedAttributeQueries(window);
+
+	const tab = {
+		window,
+		document: window.document,
+		clock,
+		navigations,
+		/** errors jsdom reported (not navigations) */
+		errors,
+
+		/** Run `source` as a classic script of the page. */
+		run(source, file) {
+			return window.eval(`${source}\n//# sourceURL=${file}`);
+		},
+
+		/** Until nothing is in flight and no timer is due (at most `turns` turns). */
+		async settle(turns = 2000) {
+			for (let idle = 0, n = 0; idle < 3; n++) {
+				if (n > turns)
+					throw new Error(`the page did not settle within ${turns} turns (${inFlight} requests in flight)`);
+				await turn();
+				const t = clock.due(clock.now);
+				if (t) {
+					clock.fire(t);
+					idle = 0;
+				}
+				else if (inFlight > 0)
+					idle = 0;
+				else
+					idle++;
+			}
+		},
+
+		/** Move the clock on by `ms`: timers fire in order, the page settles after each. */
+		async advance(ms) {
+			const until = clock.now + ms;
+			await this.settle();
+			for (let t; (t = clock.due(until)); ) {
+				clock.now = Math.max(clock.now, t[1].at);
+				clock.fire(t);
+				await this.settle();
+			}
+			clock.now = until;
+			await this.settle();
+		},
+
+		/** The session storage, to carry over to a reloaded tab. */
+		storage() {
+			const out = {};
+			for (let i = 0; i < window.sessionStorage.length; i++) {
+				const k = window.sessionStorage.key(i);
+				out[k] = window.sessionStorage.getItem(k);
+			}
+			return out;
+		},
+
+		close() {
+			closed = true;
+			window.close();
+		}
+	};
+
+	return tab;
+}

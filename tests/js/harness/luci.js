@@ -1,0 +1,308 @@
+/**
+ * The JS tier's LuCI: OpenWrt's own luci.js, cbi.js, ui.js, form.js,
+ * uci.js, rpc.js, fs.js (luci-base as tools/owrt/build.sh installs it in
+ * $RETERM_OWRT/root, default /opt/owrt) booted in a jsdom tab as
+ * LuCI's header template boots them, with our htdocs served beside them.
+ * Only the router behind HTTP is the test's (router.js).
+ *
+ *   import { createHarness } from './harness/luci.js';
+ *   const h = createHarness();                  // a router and a tab
+ *   h.uci.seed('sqm', { q: { '.type': 'queue', enabled: '1' } });
+ *   h.rpc.handle('reterm', 'wan_info', params => ({ ... }));
+ *   h.fs.files['/usr/lib/sqm/defaults.sh'] = '';
+ *   const v = await h.require('view.reterm.shaping');   // L.require: boots
+ *   const root = await h.rendered(v);           // #view once the page is idle
+ *   await h.click(root.querySelector('.cbi-button-save'));
+ *   h.uci.changes()                             // rpcd's `uci changes`
+ *
+ * Without the LuCI tree every test of a file that uses this harness is
+ * skipped, saying where it looked.
+ */
+
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach } from 'vitest';
+import { createRouter } from './router.js';
+import { openTab } from './browser.js';
+import { createFormHelpers } from './formhelpers.js';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const OWRT = process.env.RETERM_OWRT || '/opt/owrt';
+const LUCI_ROOT = `${OWRT}/root`;
+const RESOURCES = `${LUCI_ROOT}/www/luci-static/resources`;
+
+/** Why the tier cannot run LuCI here, or null. */
+export const luciMissing = existsSync(`${RESOURCES}/luci.js`) && existsSync(`${RESOURCES}/cbi.js`) ? null
+	: `LuCI is not built: no ${RESOURCES}/luci.js (tests/deps.sh builds it with tools/owrt/build.sh; RETERM_OWRT=${OWRT})`;
+
+if (luciMissing) {
+	let said = false;
+	beforeEach(ctx => {
+		if (!said)
+			console.warn(`js: skipped: ${luciMissing}`);
+		said = true;
+		ctx.skip();
+	});
+}
+
+const open = new Set();
+afterEach(() => {
+	for (const h of open)
+		h.close();
+	open.clear();
+});
+
+/* /etc/config/<name> of the OpenWrt root, as uci sections */
+function rootConfig(name) {
+	const file = `${LUCI_ROOT}/etc/config/${name}`, out = {};
+	if (!existsSync(file))
+		return out;
+	let cur = null, n = 0;
+	const unq = s => (s || '').replace(/^'(.*)'$|^"(.*)"$/, '$1$2');
+	for (const line of readFileSync(file, 'utf8').split('\n')) {
+		const m = /^\s*(config|option|list)\s+(\S+)(?:\s+(.*?))?\s*$/.exec(line);
+		if (!m)
+			continue;
+		if (m[1] === 'config') {
+			const sid = m[3] ? unq(m[3]) : `cfg${(++n).toString(16).padStart(6, '0')}`;
+			cur = out[sid] = { '.type': m[2], '.anonymous': !m[3] };
+		}
+		else if (cur && m[1] === 'option')
+			cur[m[2]] = unq(m[3]);
+		else if (cur)
+			(cur[m[2]] = Array.isArray(cur[m[2]]) ? cur[m[2]] : []).push(unq(m[3]));
+	}
+	return out;
+}
+
+const SCRIPTS = new Map();
+function script(name) {
+	if (!SCRIPTS.has(name))
+		SCRIPTS.set(name, readFileSync(`${RESOURCES}/${name}`, 'utf8'));
+	return SCRIPTS.get(name);
+}
+
+/** Whitespace-normalised text of a node (or of a list of nodes). */
+export function text(node) {
+	const raw = (node != null && typeof node === 'object' && typeof node.length === 'number' && !('textContent' in node))
+		? Array.from(node).map(text).join(' ')
+		: (node && typeof node === 'object' && 'textContent' in node) ? node.textContent
+		: (node == null ? '' : String(node));
+	return raw.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * A router and a LuCI tab on it.
+ * @param {Object} [opts]
+ * @param {string} [opts.path] the page's request path (admin/network/reterm/...)
+ * @param {Object} [opts.env] merged into L.env after the header's values
+ * @param {Object} [opts.storage] the tab's session storage at start
+ */
+export function createHarness(opts = {}) {
+	const router = opts.router || createRouter({ htdocs: `${REPO_ROOT}/htdocs`, luciRoot: LUCI_ROOT });
+	if (!opts.router)
+		router.uci.seed('luci', rootConfig('luci'));
+	const path = opts.path || 'admin/network/reterm';
+	const tab = openTab({ router, url: `http://router.test/cgi-bin/luci/${path}`, storage: opts.storage });
+	const { window, document } = tab;
+	let booted = null, bootCalls = 0, modals = [];
+
+	function boot() {
+		const luci = router.uci.dump('luci') || {};
+		const apply = luci.apply || {};
+		document.documentElement.innerHTML = '<head><script src="/luci-static/resources/luci.js?v=test"></script></head>' +
+			'<body><div id="maincontent" class="container"><div id="view"><div class="spinning">Loading view…</div></div></div></body>';
+		tab.run(script('cbi.js'), `http://router.test/luci-static/resources/cbi.js`);
+		tab.run(script('luci.js'), `http://router.test/luci-static/resources/luci.js`);
+		/* as luci's header.ut does */
+		window.L = new window.LuCI(Object.assign({
+			media: '/luci-static/bootstrap', resource: '/luci-static/resources', scriptname: '/cgi-bin/luci',
+			pathinfo: `/${path}`, documentroot: '/www', requestpath: path.split('/'), dispatchpath: path.split('/'),
+			pollinterval: 5, ubuspath: (luci.main && luci.main.ubuspath) || '/ubus/',
+			sessionid: '0123456789abcdef0123456789abcdef', token: '0123456789abcdef0123456789abcdef', nodespec: {},
+			apply_rollback: Math.max(+apply.rollback || 90, 90), apply_holdoff: Math.max(+apply.holdoff || 4, 1),
+			apply_timeout: Math.max(+apply.timeout || 5, 1), apply_display: Math.max(+apply.display || 1.5, 1),
+			rollback_token: null
+		}, opts.env));
+		document.dispatchEvent(new window.Event('DOMContentLoaded'));
+		return tab.settle().then(() => window.L.require('ui')).then(ui => {
+			if (!window.L.loaded)
+				throw new Error('LuCI did not finish loading');
+			/* a record of every modal shown (LuCI keeps only the open one) */
+			const show = ui.showModal;
+			ui.showModal = function(title, children, ...classes) {
+				const node = show.call(this, title, children, ...classes);
+				modals.push({ title: title == null ? '' : String(title), text: text(node), node });
+				return node;
+			};
+			bootCalls = router.calls.length;
+			router.calls.splice(0);
+			router.fileCalls.splice(0);
+			router.loads.splice(0);
+			return window.L;
+		});
+	}
+
+	const L = () => booted || (booted = boot());
+	const lucireq = name => L().then(l => l.require(name));
+
+	const h = {
+		router, window, document, tab, text,
+
+		get L() { return window.L; },
+		get modals() { return modals; },
+
+		/** L.require(name) after LuCI booted; settles the page first. */
+		async require(name) {
+			const m = await lucireq(name);
+			await tab.settle();
+			return m;
+		},
+
+		/** The #view element once the page is idle; rejects if the view failed. */
+		async rendered() {
+			await L();
+			await tab.settle();
+			const vp = document.getElementById('view');
+			const err = document.querySelector('#maincontent > .alert-message.danger');
+			if (vp.querySelector(':scope > .spinning') || err)
+				throw new Error(`the view did not render${err ? `: ${text(err)}` : ''}`);
+			return vp;
+		},
+
+		/** Open view `name` ('reterm/shaping') as LuCI's view template does. */
+		async view(name) {
+			await (await lucireq('ui')).instantiateView(name);
+			return this.rendered();
+		},
+
+		settle: () => tab.settle(),
+		/** Let `seconds` of page time pass (poll steps, apply, countdowns). */
+		tick: (seconds = 1) => tab.advance(seconds * 1000),
+
+		/** Click like a user; resolves when the page is idle again. */
+		async click(el) {
+			if (!el)
+				throw new Error('click: no element');
+			el.click();
+			await tab.settle();
+		},
+
+		/** Type `value` into an input (input, keyup, change, blur events). */
+		async type(el, value) {
+			if (!el)
+				throw new Error('type: no element');
+			el.value = value;
+			for (const t of ['input', 'keyup', 'change', 'blur'])
+				el.dispatchEvent(new window.Event(t, { bubbles: true }));
+			await tab.settle();
+		},
+
+		/** Dispatch event `type` on el and settle. */
+		async fire(el, type) {
+			el.dispatchEvent(new window.Event(type, { bubbles: true }));
+			await tab.settle();
+		},
+
+		/** querySelectorAll as an array. */
+		all: (root, sel) => Array.from(root.querySelectorAll(sel)),
+
+		uci: {
+			seed: (conf, sections) => { router.uci.seed(conf, sections); return h.uci; },
+			/** the config as the session reads it (staged changes included) */
+			dump: conf => router.uci.dump(conf),
+			/** rpcd's `uci changes`: saved, not applied */
+			changes: () => router.uci.changes(),
+			stagedChanges: () => router.uci.changes(),
+			/** the page's unsaved edits (LuCI's uci.js state) as change records */
+			pendingChanges: () => pendingOf(window.L && window.L.uci),
+			/** the page's working copy (LuCI's uci.js): get, sections */
+			get: (...a) => window.L.uci.get(...a),
+			sections: (...a) => window.L.uci.sections(...a),
+			/** configs the page read (`uci get`) */
+			get loads() { return router.loads; },
+			/** what each Save & Apply committed: [{ conf: [changes] }] */
+			get commits() { return router.commits; }
+		},
+
+		rpc: {
+			handle(object, method, fn) { router.handle(object, method, fn); return h.rpc; },
+			unhandle(object, method) { router.unhandle(object, method); return h.rpc; },
+			status: router.status, error: router.error, http: router.http,
+			/** ubus calls since the page loaded (but uci, file, session) */
+			get calls() { return router.calls; },
+			callsTo: (object, method) => router.calls.filter(c => c.object === object && (method == null || c.method === method))
+		},
+
+		fs: {
+			files: router.files,
+			get calls() { return router.fileCalls; }
+		},
+
+		ui: {
+			/** Save & Apply requests as { checked } */
+			get applied() { return router.applies; },
+			/** the notification banners shown in #maincontent */
+			notifications: () => Array.from(document.querySelectorAll('#maincontent > .alert-message')).map(n => {
+				const h4 = n.querySelector('h4');
+				return { title: h4 ? text(h4) : null, text: text(n.firstElementChild).replace(h4 ? text(h4) : '', '').trim(),
+					classes: Array.from(n.classList).filter(c => c !== 'alert-message' && c !== 'fade-in'), node: n };
+			}),
+			get modals() { return modals; },
+			/** the modal open now, or null */
+			modal: () => document.body.classList.contains('modal-overlay-active') ? document.querySelector('#modal_overlay > .modal') : null
+		},
+
+		poll: {
+			/** LuCI's poll queue ({ fn, i: interval, r: ready }) */
+			get queue() { return window.L ? window.L.Poll.queue : []; },
+			active: () => !!(window.L && window.L.Poll.active()),
+			tick: (seconds = 1) => tab.advance(seconds * 1000)
+		},
+
+		form: createFormHelpers(() => window, () => tab.settle()),
+
+		/** A new tab on the same router with this tab's session storage (a reload). */
+		reload(more = {}) {
+			this.close();
+			return createHarness(Object.assign({}, opts, { router, storage: tab.storage() }, more));
+		},
+
+		close() {
+			open.delete(h);
+			tab.close();
+		}
+	};
+
+	open.add(h);
+	return h;
+}
+
+/* LuCI uci.js's unsaved state as rpcd-style change records */
+function pendingOf(uci) {
+	const out = {};
+	if (!uci || !uci.state)
+		return out;
+	const { creates, changes, deletes } = uci.state;
+	const push = (c, op) => (out[c] = out[c] || []).push(op);
+	for (const c in creates)
+		for (const sid in creates[c]) {
+			push(c, ['add', sid, creates[c][sid]['.type']]);
+			for (const k in creates[c][sid])
+				if (k.charAt(0) !== '.')
+					push(c, ['set', sid, k, creates[c][sid][k]]);
+		}
+	for (const c in changes)
+		for (const sid in changes[c])
+			for (const k in changes[c][sid])
+				push(c, ['set', sid, k, changes[c][sid][k]]);
+	for (const c in deletes)
+		for (const sid in deletes[c])
+			if (deletes[c][sid] === true)
+				push(c, ['remove', sid]);
+			else
+				for (const k in deletes[c][sid])
+					push(c, ['remove', sid, k]);
+	return out;
+}
