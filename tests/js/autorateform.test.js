@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { createHarness } from './harness/loader.js';
+import { createHarness } from './harness/luci.js';
 
 /*
  * Adaptive shaping's fields on the Shaping page (reterm.shaping.autorate):

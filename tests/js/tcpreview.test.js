@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createHarness } from './harness/loader.js';
+import { createHarness } from './harness/luci.js';
 
 let tp, cake;
 

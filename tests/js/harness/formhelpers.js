@@ -26,8 +26,17 @@ export function createFormHelpers(getWindow) {
 
 	const cbid = (map, sid, opt) => `cbid.${map.config}.${sid}.${opt}`;
 
+	const formClass = name => getWindow().L.form[name];
+
 	return {
 		get maps() { return instances('.cbi-map'); },
+
+		/* LuCI's form classes, for instanceof checks */
+		get Map() { return formClass('Map'); },
+		get NamedSection() { return formClass('NamedSection'); },
+		get TypedSection() { return formClass('TypedSection'); },
+		get TableSection() { return formClass('TableSection'); },
+		get GridSection() { return formClass('GridSection'); },
 
 		/* the <input>/<select> LuCI's widget renders (its frame has the cbid) */
 		widget(map, sid, opt) {

@@ -22,8 +22,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeEach } from 'vitest';
 import { createRouter } from './router.js';
+export { ubusStatus, rpcError, httpStatus } from './router.js';
 import { openTab } from './browser.js';
 import { createFormHelpers } from './formhelpers.js';
 
@@ -46,11 +47,51 @@ if (luciMissing) {
 	});
 }
 
-const open = new Set();
+const byDocument = new WeakMap();
+const harnessOf = node => {
+	const h = node && byDocument.get(node.nodeType === 9 ? node : node.ownerDocument);
+	if (!h)
+		throw new Error('not a node of a harness page');
+	return h;
+};
+
+/** Click `el` like a user; resolves when its page is idle again. */
+export function click(el) {
+	return harnessOf(el).click(el);
+}
+
+/** Dispatch event `type` (bubbling) on `el` at once; resolves when the page is idle. */
+export function fire(el, type) {
+	return harnessOf(el).fire(el, type);
+}
+
+/** Until every open page is idle. */
+export async function settleAll() {
+	for (const h of [...inTest, ...inFile])
+		await h.settle();
+}
+
+/**
+ * A browser session for pages opened one after another (a reload, the
+ * next page): its sessionStorage as `data`, carried from page to page.
+ */
+export function memoryStorage(init = {}) {
+	return { data: Object.assign({}, init) };
+}
+
+/* a harness made in a test closes after it, one made in beforeAll or at
+ * the top of a file after the file */
+const inTest = new Set(), inFile = new Set();
+let testRunning = false;
+beforeEach(() => { testRunning = true; });
 afterEach(() => {
-	for (const h of open)
+	testRunning = false;
+	for (const h of inTest)
 		h.close();
-	open.clear();
+});
+afterAll(() => {
+	for (const h of inFile)
+		h.close();
 });
 
 /* /etc/config/<name> of the OpenWrt root, as uci sections */
@@ -98,13 +139,22 @@ export function text(node) {
  * @param {string} [opts.path] the page's request path (admin/network/reterm/...)
  * @param {Object} [opts.env] merged into L.env after the header's values
  * @param {Object} [opts.storage] the tab's session storage at start
+ * @param {Object} [opts.session] a memoryStorage(): the session storage
+ *   at start, and where the page's storage goes after each settle
  */
 export function createHarness(opts = {}) {
 	const router = opts.router || createRouter({ htdocs: `${REPO_ROOT}/htdocs`, luciRoot: LUCI_ROOT });
 	if (!opts.router)
 		router.uci.seed('luci', rootConfig('luci'));
 	const path = opts.path || 'admin/network/reterm';
-	const tab = openTab({ router, url: `http://router.test/cgi-bin/luci/${path}`, storage: opts.storage });
+	const session = opts.session || null;
+	const tab = openTab({ router, url: `http://router.test/cgi-bin/luci/${path}`, storage: session ? session.data : opts.storage });
+	/* what the page keeps in its session storage goes back to the session */
+	const settle = async () => {
+		await tab.settle();
+		if (session)
+			session.data = tab.storage();
+	};
 	const { window, document } = tab;
 	let booted = null, bootCalls = 0, modals = [];
 
@@ -126,7 +176,7 @@ export function createHarness(opts = {}) {
 			rollback_token: null
 		}, opts.env));
 		document.dispatchEvent(new window.Event('DOMContentLoaded'));
-		return tab.settle().then(() => window.L.require('ui')).then(ui => {
+		return settle().then(() => window.L.require('ui')).then(ui => {
 			if (!window.L.loaded)
 				throw new Error('LuCI did not finish loading');
 			/* a record of every modal shown (LuCI keeps only the open one) */
@@ -145,10 +195,16 @@ export function createHarness(opts = {}) {
 	}
 
 	const L = () => booted || (booted = boot());
+	/* the notification banners LuCI's ui shows in #maincontent */
+	const notifications = () => Array.from(document.querySelectorAll('#maincontent > .alert-message:not(.fade-out)')).map(n => {
+		const h4 = n.querySelector('h4');
+		return { title: h4 ? text(h4) : null, text: text(n.firstElementChild).replace(h4 ? text(h4) : '', '').trim(),
+			classes: Array.from(n.classList).filter(c => c !== 'alert-message' && c !== 'fade-in'), node: n };
+	});
 	const lucireq = name => L().then(l => l.require(name));
 
 	const h = {
-		router, window, document, tab, text,
+		server: router, window, document, tab, text,
 
 		get L() { return window.L; },
 		get modals() { return modals; },
@@ -156,18 +212,20 @@ export function createHarness(opts = {}) {
 		/** L.require(name) after LuCI booted; settles the page first. */
 		async require(name) {
 			const m = await lucireq(name);
-			await tab.settle();
+			await settle();
 			return m;
 		},
 
-		/** The #view element once the page is idle; rejects if the view failed. */
+		/** The #view element once the page is idle; rejects if the view failed
+		 * (LuCI leaves its spinner and shows the error as a notification). */
 		async rendered() {
 			await L();
-			await tab.settle();
+			await settle();
 			const vp = document.getElementById('view');
-			const err = document.querySelector('#maincontent > .alert-message.danger');
-			if (vp.querySelector(':scope > .spinning') || err)
-				throw new Error(`the view did not render${err ? `: ${text(err)}` : ''}`);
+			if (vp.querySelector(':scope > .spinning')) {
+				const n = notifications().filter(x => x.classes.includes('danger')).map(x => `${x.title}: ${x.text}`);
+				throw new Error(`the view did not render${n.length ? `: ${n.join('; ')}` : ''}`);
+			}
 			return vp;
 		},
 
@@ -177,16 +235,16 @@ export function createHarness(opts = {}) {
 			return this.rendered();
 		},
 
-		settle: () => tab.settle(),
+		settle,
 		/** Let `seconds` of page time pass (poll steps, apply, countdowns). */
-		tick: (seconds = 1) => tab.advance(seconds * 1000),
+		tick: async (seconds = 1) => { await tab.advance(seconds * 1000); await settle(); },
 
 		/** Click like a user; resolves when the page is idle again. */
 		async click(el) {
 			if (!el)
 				throw new Error('click: no element');
 			el.click();
-			await tab.settle();
+			await settle();
 		},
 
 		/** Type `value` into an input (input, keyup, change, blur events). */
@@ -196,13 +254,13 @@ export function createHarness(opts = {}) {
 			el.value = value;
 			for (const t of ['input', 'keyup', 'change', 'blur'])
 				el.dispatchEvent(new window.Event(t, { bubbles: true }));
-			await tab.settle();
+			await settle();
 		},
 
-		/** Dispatch event `type` on el and settle. */
-		async fire(el, type) {
+		/** Dispatch event `type` on el at once; resolves when the page is idle. */
+		fire(el, type) {
 			el.dispatchEvent(new window.Event(type, { bubbles: true }));
-			await tab.settle();
+			return settle();
 		},
 
 		/** querySelectorAll as an array. */
@@ -215,8 +273,11 @@ export function createHarness(opts = {}) {
 			/** rpcd's `uci changes`: saved, not applied */
 			changes: () => router.uci.changes(),
 			stagedChanges: () => router.uci.changes(),
-			/** the page's unsaved edits (LuCI's uci.js state) as change records */
+			/** the page's unsaved edits (LuCI's uci.js state) as change records,
+			 * but sets to the value loaded */
 			pendingChanges: () => pendingOf(window.L && window.L.uci),
+			/** LuCI's uci.load() in the page (boots it first) */
+			load: async (...a) => { const l = await L(); const r = await l.uci.load(...a); await settle(); return r; },
 			/** the page's working copy (LuCI's uci.js): get, sections */
 			get: (...a) => window.L.uci.get(...a),
 			sections: (...a) => window.L.uci.sections(...a),
@@ -243,12 +304,8 @@ export function createHarness(opts = {}) {
 		ui: {
 			/** Save & Apply requests as { checked } */
 			get applied() { return router.applies; },
-			/** the notification banners shown in #maincontent */
-			notifications: () => Array.from(document.querySelectorAll('#maincontent > .alert-message')).map(n => {
-				const h4 = n.querySelector('h4');
-				return { title: h4 ? text(h4) : null, text: text(n.firstElementChild).replace(h4 ? text(h4) : '', '').trim(),
-					classes: Array.from(n.classList).filter(c => c !== 'alert-message' && c !== 'fade-in'), node: n };
-			}),
+			/** the notification banners shown: [{ title, text, classes, node }] */
+			get notifications() { return notifications(); },
 			get modals() { return modals; },
 			/** the modal open now, or null */
 			modal: () => document.body.classList.contains('modal-overlay-active') ? document.querySelector('#modal_overlay > .modal') : null
@@ -258,34 +315,40 @@ export function createHarness(opts = {}) {
 			/** LuCI's poll queue ({ fn, i: interval, r: ready }) */
 			get queue() { return window.L ? window.L.Poll.queue : []; },
 			active: () => !!(window.L && window.L.Poll.active()),
-			tick: (seconds = 1) => tab.advance(seconds * 1000)
+			tick: (seconds = 1) => h.tick(seconds)
 		},
 
-		form: createFormHelpers(() => window, () => tab.settle()),
+		form: createFormHelpers(() => window),
 
 		/** A new tab on the same router with this tab's session storage (a reload). */
 		reload(more = {}) {
+			const storage = tab.storage();
 			this.close();
-			return createHarness(Object.assign({}, opts, { router, storage: tab.storage() }, more));
+			return createHarness(Object.assign({}, opts, { router, storage }, more));
 		},
 
 		close() {
-			open.delete(h);
+			inTest.delete(h);
+			inFile.delete(h);
 			tab.close();
 		}
 	};
 
-	open.add(h);
+	(testRunning ? inTest : inFile).add(h);
+	byDocument.set(document, h);
 	return h;
 }
 
-/* LuCI uci.js's unsaved state as rpcd-style change records */
+/* LuCI uci.js's unsaved state as rpcd-style change records; a set to the
+ * value loaded is left out (LuCI's Flag writes its value on every save;
+ * libuci records no change for it) */
 function pendingOf(uci) {
 	const out = {};
 	if (!uci || !uci.state)
 		return out;
-	const { creates, changes, deletes } = uci.state;
+	const { creates, changes, deletes, values } = uci.state;
 	const push = (c, op) => (out[c] = out[c] || []).push(op);
+	const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 	for (const c in creates)
 		for (const sid in creates[c]) {
 			push(c, ['add', sid, creates[c][sid]['.type']]);
@@ -296,7 +359,8 @@ function pendingOf(uci) {
 	for (const c in changes)
 		for (const sid in changes[c])
 			for (const k in changes[c][sid])
-				push(c, ['set', sid, k, changes[c][sid][k]]);
+				if (!(values[c] && values[c][sid] && same(values[c][sid][k], changes[c][sid][k])))
+					push(c, ['set', sid, k, changes[c][sid][k]]);
 	for (const c in deletes)
 		for (const sid in deletes[c])
 			if (deletes[c][sid] === true)

@@ -44,6 +44,13 @@ class UbusStatus { constructor(code, data) { this.code = code; this.data = data;
 class RpcError { constructor(code, message) { this.code = code; this.message = message; } }
 class HttpFailure { constructor(status) { this.status = status; } }
 
+/** A handler's answer: ubus status `code` (non-zero: an error), with data. */
+export const ubusStatus = (code, data) => new UbusStatus(code, data);
+/** A handler's answer: a JSON-RPC error (-32000 Object not found, ...). */
+export const rpcError = (code, message) => new RpcError(code, message);
+/** A handler's answer: the whole HTTP request fails with `status`. */
+export const httpStatus = status => new HttpFailure(status);
+
 const HTTP_TEXT = { 200: 'OK', 204: 'No Content', 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found',
 	500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable' };
 const wire = v => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
@@ -106,9 +113,11 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 		if (object !== 'session')
 			calls.push({ object, method, params: wire(params) });
 		const fn = handlers.get(`${object}.${method}`);
+		/* uhttpd: an object it cannot look up is a JSON-RPC error, a method
+		 * the object lacks is ubus status 3 */
 		if (!fn)
 			return [...handlers.keys()].some(k => k.startsWith(`${object}.`))
-				? { error: { code: -32601, message: 'Method not found' } }
+				? { result: [3] }
 				: { error: { code: -32000, message: 'Object not found' } };
 		const out = await fn(wire(params) || {});
 		if (out instanceof UbusStatus)
@@ -169,9 +178,7 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 			handlers.delete(`${object}.${method}`);
 			return this;
 		},
-		status: (code, data) => new UbusStatus(code, data),
-		error: (code, message) => new RpcError(code, message),
-		http: status => new HttpFailure(status),
+		status: ubusStatus, error: rpcError, http: httpStatus,
 
 		/** One HTTP request: { method, url, body } → the reply, or null (no answer). */
 		async request({ method, url, body }) {
