@@ -212,9 +212,8 @@ export function openTab({ router, url, storage }) {
 		send(body) {
 			inFlight++;
 			const req = { method: this._method, url: this._url, headers: this._headers, body: body == null ? null : String(body) };
-			turn().then(() => router.request(req)).then(res => {
-				inFlight--;
-				if (this._aborted || closed)
+			const done = res => {
+				if (this._aborted || closed || this.readyState === 4)
 					return;
 				this.readyState = 4;
 				if (res) {
@@ -226,6 +225,16 @@ export function openTab({ router, url, storage }) {
 				}
 				if (typeof this.onreadystatechange === 'function')
 					this.onreadystatechange({ type: 'readystatechange', target: this });
+			};
+			turn().then(() => router.request(req)).then(res => {
+				inFlight--;
+				/* no answer: the browser gives up after the XHR's timeout (status 0) */
+				if (res && res.hang) {
+					if (this.timeout > 0)
+						clock.setTimeout(() => done(null), this.timeout);
+					return;
+				}
+				done(res);
 			});
 		}
 	}

@@ -93,13 +93,14 @@ export function createFormHelpers(getWindow) {
 						description: o.description,
 						datatype: o.datatype,
 						default: o.default,
-						placeholder: o.placeholder,
+						placeholder: o.placeholder ?? null,
 						depends: o.deps,
 						rmempty: o.rmempty,
 						optional: o.optional,
 						choices: (o.keylist || []).slice(),
 						tab: o.tab || null,
-						hasValidate: typeof o.validate === 'function'
+						/* a validate() of the page's own (LuCI's classes have one) */
+						hasValidate: Object.prototype.hasOwnProperty.call(o, 'validate')
 					}))
 				}))
 			};

@@ -24,7 +24,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 import { createRouter } from './router.js';
-export { ubusStatus, rpcError, httpStatus } from './router.js';
+export { ubusStatus, rpcError, httpStatus, noAnswer } from './router.js';
 import { openTab } from './browser.js';
 import { createFormHelpers } from './formhelpers.js';
 
@@ -83,16 +83,40 @@ export function memoryStorage(init = {}) {
  * the top of a file after the file */
 const inTest = new Set(), inFile = new Set();
 let testRunning = false;
+
+/*
+ * A promise of a page rejected with no handler (what a browser's console
+ * shows as "Uncaught (in promise)") is recorded in h.pageErrors; a test
+ * that leaves one there fails. vitest.config.js leaves these errors to
+ * the harness (their stacks are in the page's scripts).
+ */
+const PAGES = Symbol.for('reterm.harness.pages');
+if (!globalThis[PAGES]) {
+	globalThis[PAGES] = new Set();
+	process.on('unhandledRejection', (reason, promise) => {
+		for (const h of globalThis[PAGES])
+			if (promise instanceof h.window.Promise)
+				return void h.pageErrors.push(reason);
+	});
+}
+
+function closeAll(set) {
+	const left = [];
+	for (const h of set) {
+		left.push(...h.pageErrors.map(e => (e && e.message) || String(e)));
+		h.close();
+	}
+	if (left.length)
+		throw new Error(`unhandled errors in the page (take the expected ones from h.pageErrors):\n${left.join('\n')}`);
+}
+
 beforeEach(() => { testRunning = true; });
-afterEach(() => {
+afterEach(async () => {
 	testRunning = false;
-	for (const h of inTest)
-		h.close();
+	await new Promise(resolve => setImmediate(resolve));
+	closeAll(inTest);
 });
-afterAll(() => {
-	for (const h of inFile)
-		h.close();
-});
+afterAll(() => closeAll(inFile));
 
 /* /etc/config/<name> of the OpenWrt root, as uci sections */
 function rootConfig(name) {
@@ -263,6 +287,13 @@ export function createHarness(opts = {}) {
 			return settle();
 		},
 
+		/** The page becomes 'hidden' or 'visible' (a tab switch): visibilitychange. */
+		setVisibility(state) {
+			Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => state });
+			Object.defineProperty(document, 'hidden', { configurable: true, get: () => state === 'hidden' });
+			return this.fire(document, 'visibilitychange');
+		},
+
 		/** querySelectorAll as an array. */
 		all: (root, sel) => Array.from(root.querySelectorAll(sel)),
 
@@ -327,14 +358,19 @@ export function createHarness(opts = {}) {
 			return createHarness(Object.assign({}, opts, { router, storage }, more));
 		},
 
+		/** the page's unhandled rejections, oldest first (take the expected ones) */
+		pageErrors: [],
+
 		close() {
 			inTest.delete(h);
 			inFile.delete(h);
+			globalThis[PAGES].delete(h);
 			tab.close();
 		}
 	};
 
 	(testRunning ? inTest : inFile).add(h);
+	globalThis[PAGES].add(h);
 	byDocument.set(document, h);
 	return h;
 }

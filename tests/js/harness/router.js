@@ -19,8 +19,10 @@
  *   r.handle('reterm', 'apply', () => r.status(6));     // a ubus status
  *   r.handle('reterm', 'x', () => r.error(-32000, 'Object not found'));
  *   r.handle('reterm', 'y', () => r.http(502));          // the request fails
- *   r.handle('reterm', 'z', () => { throw new Error() }); // no answer (status 0)
- *   await r.request({ method, url, body }) → { status, statusText, headers, body }
+ *   r.handle('reterm', 'z', () => { throw new Error() }); // the connection drops (status 0)
+ *   r.handle('reterm', 'w', () => r.noAnswer());         // no answer: the page's XHR times out
+ *   await r.request({ method, url, body }) → { status, statusText, headers, body },
+ *     null (dropped) or { hang: true }
  *
  * Recorded: `calls` (ubus calls but uci, file and session, as
  * { object, method, params }), `loads` (configs `uci get` read),
@@ -43,6 +45,7 @@ function readCached(file) {
 class UbusStatus { constructor(code, data) { this.code = code; this.data = data; } }
 class RpcError { constructor(code, message) { this.code = code; this.message = message; } }
 class HttpFailure { constructor(status) { this.status = status; } }
+class NoAnswer {}
 
 /** A handler's answer: ubus status `code` (non-zero: an error), with data. */
 export const ubusStatus = (code, data) => new UbusStatus(code, data);
@@ -50,6 +53,8 @@ export const ubusStatus = (code, data) => new UbusStatus(code, data);
 export const rpcError = (code, message) => new RpcError(code, message);
 /** A handler's answer: the whole HTTP request fails with `status`. */
 export const httpStatus = status => new HttpFailure(status);
+/** A handler's answer: none; the request hangs until the page's XHR times out. */
+export const noAnswer = () => new NoAnswer();
 
 const HTTP_TEXT = { 200: 'OK', 204: 'No Content', 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found',
 	500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable' };
@@ -98,7 +103,7 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 	}
 
 	async function ubusCall(object, method, params) {
-		if (object === 'uci') {
+		if (object === 'uci' && !handlers.has(`uci.${method}`)) {
 			if (method === 'get' && params && params.config)
 				loads.push(params.config);
 			return { result: uci.call(method, params) };
@@ -110,7 +115,7 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 		if (object === 'luci' && method === 'getFeatures' && !handlers.has('luci.getFeatures'))
 			return { result: [0, {}] };
 
-		if (object !== 'session')
+		if (object !== 'session' && object !== 'uci')
 			calls.push({ object, method, params: wire(params) });
 		const fn = handlers.get(`${object}.${method}`);
 		/* uhttpd: an object it cannot look up is a JSON-RPC error, a method
@@ -124,7 +129,7 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 			return { result: out.data === undefined ? [out.code] : [out.code, wire(out.data)] };
 		if (out instanceof RpcError)
 			return { error: { code: out.code, message: out.message } };
-		if (out instanceof HttpFailure)
+		if (out instanceof HttpFailure || out instanceof NoAnswer)
 			throw out;
 		return { result: out === undefined ? [0] : [0, wire(out)] };
 	}
@@ -178,7 +183,7 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 			handlers.delete(`${object}.${method}`);
 			return this;
 		},
-		status: ubusStatus, error: rpcError, http: httpStatus,
+		status: ubusStatus, error: rpcError, http: httpStatus, noAnswer,
 
 		/** One HTTP request: { method, url, body } → the reply, or null (no answer). */
 		async request({ method, url, body }) {
@@ -199,6 +204,8 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 			catch (e) {
 				if (e instanceof HttpFailure)
 					return reply(e.status, HTTP_TEXT[e.status] || '');
+				if (e instanceof NoAnswer)
+					return { hang: true };
 				if (e instanceof SyntaxError)
 					return reply(400, 'Bad Request');
 				return null;
