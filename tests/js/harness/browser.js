@@ -10,11 +10,12 @@
  *   await tab.advance(ms)           the clock moves on; timers fire in
  *                                   order, the page settles after each
  *   tab.navigations                 URLs the page tried to load
- *                                   (window.location = ..., a reload)
+ *                                   (window.location = ..., LuCI's reload
+ *                                   after an apply)
  *   tab.close()
  *
  * Timers: setTimeout/setInterval/Date.now of the page follow the test
- * clock (starting at the real time); requestAnimationFrame runs on the
+ * clock (starting at `now`, else the real time); requestAnimationFrame runs on the
  * next turn, so LuCI's batched RPC goes out while the page settles. XMLHttpRequest is the router: each send() is answered
  * after the current task, as the network would.
  */
@@ -147,7 +148,13 @@ function cachedAttributeQueries(window) {
 	}
 }
 
-export function openTab({ router, url, storage }) {
+/* the fragment the page is opened with: LuCI reloads a page by
+ * `window.location = location.href.split('#')[0]`, which jsdom (unlike a
+ * browser) ignores for the URL it is on; with a fragment it becomes a
+ * fragment change that the tab sees */
+const WATCH = '#reload-watch';
+
+export function openTab({ router, url, storage, now }) {
 	const navigations = [], errors = [];
 	const console_ = new VirtualConsole();
 	/* jsdom does not navigate: window.location = ..., reload() land here */
@@ -158,9 +165,15 @@ export function openTab({ router, url, storage }) {
 			errors.push(e);
 	});
 	const dom = new JSDOM('<!doctype html><html><head></head><body></body></html>',
-		{ url, runScripts: 'outside-only', virtualConsole: console_ });
+		{ url: url + WATCH, runScripts: 'outside-only', virtualConsole: console_ });
 	const window = dom.window;
-	const clock = createClock(Date.now());
+	window.addEventListener('hashchange', () => {
+		if (window.location.href.includes('#'))
+			return;
+		navigations.push(window.location.href);
+		window.history.replaceState(null, '', WATCH);
+	});
+	const clock = createClock(now ?? Date.now());
 	let inFlight = 0, closed = false;
 
 	/* the page's timers and clock */

@@ -73,10 +73,21 @@ export async function settleAll() {
 
 /**
  * A browser session for pages opened one after another (a reload, the
- * next page): its sessionStorage as `data`, carried from page to page.
+ * next page): `data` is the sessionStorage of the page open in it (of the
+ * last one, once closed), carried to the next page opened with it.
  */
 export function memoryStorage(init = {}) {
-	return { data: Object.assign({}, init) };
+	let saved = Object.assign({}, init), tab = null;
+	return {
+		get data() { return tab ? tab.storage() : saved; },
+		attach(t) { saved = this.data; tab = t; },
+		detach(t) {
+			if (tab === t) {
+				saved = t.storage();
+				tab = null;
+			}
+		}
+	};
 }
 
 /* a harness made in a test closes after it, one made in beforeAll or at
@@ -163,8 +174,8 @@ export function text(node) {
  * @param {string} [opts.path] the page's request path (admin/network/reterm/...)
  * @param {Object} [opts.env] merged into L.env after the header's values
  * @param {Object} [opts.storage] the tab's session storage at start
- * @param {Object} [opts.session] a memoryStorage(): the session storage
- *   at start, and where the page's storage goes after each settle
+ * @param {Object} [opts.session] a memoryStorage(): the browser session
+ *   the page opens in
  */
 export function createHarness(opts = {}) {
 	const router = opts.router || createRouter({ htdocs: `${REPO_ROOT}/htdocs`, luciRoot: LUCI_ROOT });
@@ -172,13 +183,11 @@ export function createHarness(opts = {}) {
 		router.uci.seed('luci', rootConfig('luci'));
 	const path = opts.path || 'admin/network/reterm';
 	const session = opts.session || null;
-	const tab = openTab({ router, url: `http://router.test/cgi-bin/luci/${path}`, storage: session ? session.data : opts.storage });
-	/* what the page keeps in its session storage goes back to the session */
-	const settle = async () => {
-		await tab.settle();
-		if (session)
-			session.data = tab.storage();
-	};
+	const tab = openTab({ router, url: `http://router.test/cgi-bin/luci/${path}`, storage: session ? session.data : opts.storage,
+		now: opts.now });
+	if (session)
+		session.attach(tab);
+	const settle = () => tab.settle();
 	const { window, document } = tab;
 	let booted = null, bootCalls = 0, modals = [];
 
@@ -263,10 +272,14 @@ export function createHarness(opts = {}) {
 		/** Let `seconds` of page time pass (poll steps, apply, countdowns). */
 		tick: async (seconds = 1) => { await tab.advance(seconds * 1000); await settle(); },
 
-		/** Click like a user; resolves when the page is idle again. */
+		/** Click like a user; resolves when the page is idle again. While
+		 * LuCI's modal is open (applying, a save error) it covers the page:
+		 * only what is in it can be clicked. */
 		async click(el) {
 			if (!el)
 				throw new Error('click: no element');
+			if (document.body.classList.contains('modal-overlay-active') && !el.closest('#modal_overlay'))
+				throw new Error(`click: LuCI's modal covers the page (${text(document.querySelector('#modal_overlay .modal')).slice(0, 120)})`);
 			el.click();
 			await settle();
 		},
@@ -351,11 +364,15 @@ export function createHarness(opts = {}) {
 
 		form: createFormHelpers(() => window),
 
-		/** A new tab on the same router with this tab's session storage (a reload). */
+		/** the URLs the page navigated to (LuCI reloads it after an apply) */
+		get navigations() { return tab.navigations; },
+
+		/** The page loaded again (as after LuCI's reload): a new tab on the same
+		 * router, with this tab's session storage and clock. */
 		reload(more = {}) {
-			const storage = tab.storage();
+			const storage = tab.storage(), now = tab.clock.now;
 			this.close();
-			return createHarness(Object.assign({}, opts, { router, storage }, more));
+			return createHarness(Object.assign({}, opts, session ? {} : { storage }, { router, now }, more));
 		},
 
 		/** the page's unhandled rejections, oldest first (take the expected ones) */
@@ -365,6 +382,8 @@ export function createHarness(opts = {}) {
 			inTest.delete(h);
 			inFile.delete(h);
 			globalThis[PAGES].delete(h);
+			if (session)
+				session.detach(tab);
 			tab.close();
 		}
 	};

@@ -27,7 +27,8 @@
  * Recorded: `calls` (ubus calls but uci, file and session, as
  * { object, method, params }), `loads` (configs `uci get` read),
  * `fileCalls` ([method, path]), `applies` ([{ checked }] per apply),
- * `commits` (the changes each apply committed).
+ * `commits` (the changes each apply committed), `requests` ("POST
+ * /ubus/", ... but static files).
  */
 
 import { readFileSync, existsSync } from 'node:fs';
@@ -64,7 +65,7 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 	const uci = createUciStore();
 	const handlers = new Map();
 	const files = {};
-	const calls = [], loads = [], fileCalls = [], applies = [], commits = [];
+	const calls = [], loads = [], fileCalls = [], applies = [], commits = [], requests = [];
 	let rollbackPending = null;
 
 	const reply = (status, body, type = 'text/plain') =>
@@ -172,7 +173,7 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 	}
 
 	return {
-		uci, files, calls, loads, fileCalls, applies, commits,
+		uci, files, calls, loads, fileCalls, applies, commits, requests,
 
 		/** Answer ubus `object`.`method` with fn(params) (or a fixed value). */
 		handle(object, method, fn) {
@@ -189,6 +190,8 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 		async request({ method, url, body }) {
 			const u = new URL(url, 'http://router.test');
 			const path = u.pathname;
+			if (!path.startsWith('/luci-static/'))
+				requests.push(`${method} ${path}`);
 			try {
 				if (method === 'GET' && path.startsWith('/luci-static/resources/'))
 					return staticFile(path) || reply(404, 'Not Found');
