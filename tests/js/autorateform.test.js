@@ -63,6 +63,14 @@ describe('on the Shaping page', () => {
 		expect(h.uci.stagedChanges()).toEqual({});
 	});
 
+	it('sends rpcd no write for /etc/config/reterm when the page is saved untouched (LuCI\'s Flag writes its value on every save)', async () => {
+		const { h, v } = await page();
+		const before = h.uci.dump('reterm');
+		await v.handleSave();
+		expect(h.uci.writes.filter(w => w.params.config === 'reterm')).toEqual([]);
+		expect(h.uci.dump('reterm')).toEqual(before);
+	});
+
 	it('switched on: one autorate section named after the queue, rates in kbit/s', async () => {
 		const { h, v, map } = await page();
 		h.form.setValue(map, 'q', '_autorate', '1');

@@ -325,6 +325,8 @@ export function createHarness(opts = {}) {
 			/** the page's working copy (LuCI's uci.js): get, sections */
 			get: (...a) => window.L.uci.get(...a),
 			sections: (...a) => window.L.uci.sections(...a),
+			/** what the page asked rpcd to write: [{ method, params }] */
+			get writes() { return router.uciWrites; },
 			/** configs the page read (`uci get`) */
 			get loads() { return router.loads; },
 			/** what each Save & Apply committed: [{ conf: [changes] }] */

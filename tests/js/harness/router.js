@@ -26,6 +26,7 @@
  *
  * Recorded: `calls` (ubus calls but uci, file and session, as
  * { object, method, params }), `loads` (configs `uci get` read),
+ * `uciWrites` (uci add/set/delete/rename/order as { method, params }),
  * `fileCalls` ([method, path]), `applies` ([{ checked }] per apply),
  * `commits` (the changes each apply committed), `requests` ("POST
  * /ubus/", ... but static files).
@@ -65,7 +66,7 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 	const uci = createUciStore();
 	const handlers = new Map();
 	const files = {};
-	const calls = [], loads = [], fileCalls = [], applies = [], commits = [], requests = [];
+	const calls = [], loads = [], fileCalls = [], applies = [], commits = [], requests = [], uciWrites = [];
 	let rollbackPending = null;
 
 	const reply = (status, body, type = 'text/plain') =>
@@ -107,6 +108,8 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 		if (object === 'uci' && !handlers.has(`uci.${method}`)) {
 			if (method === 'get' && params && params.config)
 				loads.push(params.config);
+			if (/^(add|set|delete|rename|order)$/.test(method))
+				uciWrites.push({ method, params: wire(params) });
 			return { result: uci.call(method, params) };
 		}
 		if (object === 'file' && !handlers.has(`file.${method}`))
@@ -173,7 +176,7 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 	}
 
 	return {
-		uci, files, calls, loads, fileCalls, applies, commits, requests,
+		uci, files, calls, loads, fileCalls, applies, commits, requests, uciWrites,
 
 		/** Answer ubus `object`.`method` with fn(params) (or a fixed value). */
 		handle(object, method, fn) {
