@@ -4,6 +4,10 @@ export default defineConfig({
 	test: {
 		include: ['tests/js/**/*.test.js'],
 		environment: 'node',
+		/* the files share jsdom and LuCI's sources (each page has its own
+		 * window); the harness's hooks run for each file from setup.js */
+		isolate: false,
+		setupFiles: ['tests/js/harness/setup.js'],
 		/* an unhandled rejection of a LuCI page (its stack is in the page's
 		 * scripts, served from http://router.test/) is the harness's to
 		 * report: tests/js/harness/luci.js records it for the test, which

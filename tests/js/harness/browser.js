@@ -93,22 +93,31 @@ function cachedAttributeQueries(window) {
 			forget(cache, c);
 	};
 
+	/* the records come to the observer's callback after each task, and
+	 * to takeRecords() before that */
+	const changed = (t, records) => {
+		for (const r of records)
+			if (!t.cache.size)
+				return;
+			else if (r.type === 'attributes')
+				t.cache.delete(r.attributeName);
+			else if (r.type === 'childList')
+				for (const n of [...r.addedNodes, ...r.removedNodes])
+					forget(t.cache, n);
+	};
+
 	const treeOf = root => {
 		let top = root;
 		while (top.parentNode)
 			top = top.parentNode;
 		let t = trees.get(top);
 		if (!t) {
-			t = { observer: new window.MutationObserver(() => {}), cache: new Map() };
+			t = { cache: new Map() };
+			t.observer = new window.MutationObserver(records => changed(t, records));
 			t.observer.observe(top, { subtree: true, childList: true, attributes: true });
 			trees.set(top, t);
 		}
-		for (const r of t.observer.takeRecords())
-			if (r.type === 'attributes')
-				t.cache.delete(r.attributeName);
-			else if (r.type === 'childList')
-				for (const n of [...r.addedNodes, ...r.removedNodes])
-					forget(t.cache, n);
+		changed(t, t.observer.takeRecords());
 		return t;
 	};
 

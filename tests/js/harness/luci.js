@@ -15,14 +15,13 @@
  *   await h.click(root.querySelector('.cbi-button-save'));
  *   h.uci.changes()                             // rpcd's `uci changes`
  *
- * Without the LuCI tree every test of a file that uses this harness is
- * skipped, saying where it looked.
+ * Without the LuCI tree every test is skipped, saying where it looked
+ * (setup.js, vitest's setup file, runs lifecycle's hooks for every file).
  */
 
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeEach } from 'vitest';
 import { createRouter } from './router.js';
 export { ubusStatus, rpcError, httpStatus, noAnswer } from './router.js';
 import { openTab } from './browser.js';
@@ -36,16 +35,6 @@ const RESOURCES = `${LUCI_ROOT}/www/luci-static/resources`;
 /** Why the tier cannot run LuCI here, or null. */
 export const luciMissing = existsSync(`${RESOURCES}/luci.js`) && existsSync(`${RESOURCES}/cbi.js`) ? null
 	: `LuCI is not built: no ${RESOURCES}/luci.js (tests/deps.sh builds it with tools/owrt/build.sh; RETERM_OWRT=${OWRT})`;
-
-if (luciMissing) {
-	let said = false;
-	beforeEach(ctx => {
-		if (!said)
-			console.warn(`js: skipped: ${luciMissing}`);
-		said = true;
-		ctx.skip();
-	});
-}
 
 const byDocument = new WeakMap();
 const harnessOf = node => {
@@ -121,13 +110,32 @@ function closeAll(set) {
 		throw new Error(`unhandled errors in the page (take the expected ones from h.pageErrors):\n${left.join('\n')}`);
 }
 
-beforeEach(() => { testRunning = true; });
-afterEach(async () => {
-	testRunning = false;
-	await new Promise(resolve => setImmediate(resolve));
-	closeAll(inTest);
-});
-afterAll(() => closeAll(inFile));
+/**
+ * The hooks of every test file (tests/js/harness/setup.js registers them):
+ * each test of a file is skipped, saying why, without the LuCI tree; a
+ * harness made in a test closes after it, one made in beforeAll or at
+ * the top of a file after the file.
+ */
+export const lifecycle = {
+	said: false,
+	beforeEach(ctx) {
+		if (luciMissing) {
+			if (!this.said)
+				console.warn(`js: skipped: ${luciMissing}`);
+			this.said = true;
+			return ctx.skip();
+		}
+		testRunning = true;
+	},
+	async afterEach() {
+		testRunning = false;
+		await new Promise(resolve => setImmediate(resolve));
+		closeAll(inTest);
+	},
+	afterAll() {
+		closeAll(inFile);
+	}
+};
 
 /* /etc/config/<name> of the OpenWrt root, as uci sections */
 function rootConfig(name) {
