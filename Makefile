@@ -15,6 +15,13 @@ LUCI_DEPENDS:=+luci-base +rpcd +rpcd-mod-ucode +ucode +ucode-mod-fs \
 	+ucode-mod-struct +haproxy-nossl \
 	+sqm-scripts +kmod-sched-cake +kmod-nft-tproxy +kmod-nft-socket \
 	+kmod-nft-connlimit +tc
+# The oldest ucode it runs on: OpenWrt 24.10's, 2025.07.18~3f64c808. One
+# string fits opkg and apk: both put 24.10's 2025.07.18~3f64c808-r1 and
+# 25.12's 2026.01.16~85922056-r1 at or above it, and 23.05's
+# (2024-07-11-1a8a0bcf-3; it packages no ucode-mod-socket) below; no space
+# after >= (luci.mk's dependency formatting wants none).
+RETERM_UCODE_MIN := 2025.07.18~3f64c808
+LUCI_EXTRA_DEPENDS:=ucode (>=$(RETERM_UCODE_MIN))
 LUCI_PKGARCH:=all
 PKG_LICENSE:=Apache-2.0
 PKG_MAINTAINER:=luci-app-reterm developers
@@ -50,7 +57,7 @@ deps:
 lab:
 	LAB_MODE=bench LAB_SCENARIOS="$(LAB_SCENARIOS)" tests/run.sh browser ucode lab
 
-# OpenWrt 23.05/24.10 (opkg): the app and one luci-i18n-reterm-<lang> per po/<lang>
+# OpenWrt 24.10 (opkg): the app and one luci-i18n-reterm-<lang> per po/<lang>
 ipk:
 	tools/mkipk.sh $(RETERM_VERSION) $(OUT)
 

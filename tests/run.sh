@@ -24,11 +24,13 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-TIERS=${*:-${TIERS:-"js browser ucode sh pkg owrt lab"}}
-LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web hardening shaping sqm latency autorate"}
+TIERS=${*:-${TIERS:-"js browser ucode ucode-24.10 sh pkg owrt lab"}}
+LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web hardening shaping sqm latency autorate latency@24.10 autorate@24.10"}
 mkdir -p .cache
 
 passed=0 failed=0 skipped=0
+# "ucode 81205a25": the part of tools/owrt/parts.lock a tier ran on
+ucode_pin() { awk -v n="$1" '$1 == n { print "ucode " substr($3, 1, 8) }' tools/owrt/parts.lock; }
 # add the counts from a "<tier>: N passed, N failed[, N skipped]" line
 tally() {
 	local line p f s
@@ -60,10 +62,16 @@ for tier in $TIERS; do
 		node tests/browser/graph.browser.mjs 2>&1 | tee "$log"
 		node tests/browser/overview.browser.mjs 2>&1 | tee -a "$log"
 		node tests/browser/wizard.browser.mjs 2>&1 | tee -a "$log" ;;
-	ucode) tests/ucode/run.sh 2>&1 | tee "$log"
+	ucode) tests/ucode/run.sh 2>&1 | sed "s/^ucode: \(.*\)/ucode: \1 ($(ucode_pin ucode))/" | tee "$log"
 		# the flash-wear benchmark, for the lab's results.json
 		sed -n 's/.*bench flash_bytes_per_100_tests=\([0-9][0-9]*\).*/{"flash_bytes_per_100_tests": \1}/p' "$log" |
 			tail -n 1 > .cache/bench-ucode.json ;;
+	ucode-24.10) # the same tests on the ucode OpenWrt 24.10 pins
+		RETERM_UCODE=${RETERM_OWRT:-/opt/owrt}/host-24.10/bin/ucode tests/ucode/run.sh 2>&1 |
+			sed "s/^ucode: \(.*\)/ucode-24.10: \1 (24.10 $(ucode_pin ucode-24.10))/" | tee "$log"
+		# its flash-wear benchmark, for latency@24.10 in the lab's results.json
+		sed -n 's/.*bench flash_bytes_per_100_tests=\([0-9][0-9]*\).*/{"scenario": "latency@24.10", "flash_bytes_per_100_tests": \1}/p' "$log" |
+			tail -n 1 > .cache/bench-ucode-24.10.json ;;
 	sh) { tests/sh/apply_test.sh; tests/sh/apply_bg_test.sh; } 2>&1 | tee "$log" ;;
 	pkg) tests/pkg/ipk_test.sh 2>&1 | tee "$log" ;;
 	owrt) tests/owrt/run.sh 2>&1 | tee "$log" ;;
@@ -76,7 +84,7 @@ for tier in $TIERS; do
 			echo "lab: the VM gets ${LAB_VM_TIMEOUT} s (what is left of the CI's ${budget} s)"
 		fi
 		tests/lab/vm.sh $LAB_SCENARIOS 2>&1 | tee "$log"
-		python3 tests/lab/merge_bench.py tests/lab/out/results.json tests/browser/out/bench.json .cache/bench-ucode.json
+		python3 tests/lab/merge_bench.py tests/lab/out/results.json tests/browser/out/bench.json .cache/bench-ucode.json .cache/bench-ucode-24.10.json
 		if [ "${LAB_MODE:-check}" = bench ]; then
 			python3 tests/lab/benchmark.py tests/lab/out/results.json $LAB_SCENARIOS \
 				--markdown docs/benchmarks.md 2>&1 | tee -a "$log"
@@ -88,7 +96,7 @@ for tier in $TIERS; do
 	tally "$tier" "$log"
 	times="$times, $tier $((SECONDS - t0))s"
 	if [ "$tier" = lab ]; then
-		times="$times ($(sed -n 's/^lab: scenario \([a-z-]*\) done in \([0-9]*\) s.*/\1 \2s/p' "$log" | paste -sd, - | sed 's/,/, /g'))"
+		times="$times ($(sed -n 's/^lab: scenario \([a-z0-9@.-]*\) done in \([0-9]*\) s.*/\1 \2s/p' "$log" | paste -sd, - | sed 's/,/, /g'))"
 	fi
 	if [ "$tier" = browser ]; then tally overview "$log"; tally wizard "$log"; fi
 	if [ "$tier" = sh ]; then tally sh-bg "$log"; fi

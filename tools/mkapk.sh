@@ -46,8 +46,9 @@ outdir=$2
 pkg_init "$1"
 export SOURCE_DATE_EPOCH="$epoch"	# apk mkpkg: every file's mtime
 
-# apk depends: "a, b | c" -> "a b"
-apkdeps=$(printf '%s\n' "$depends" | tr ',' '\n' | sed -e 's/|.*//' -e 's/^ *//' -e 's/ *$//' | tr '\n' ' ' | sed 's/ *$//')
+# apk depends: "a, b | c, ucode (>=V)" -> "a b ucode>=V"
+apkdeps=$(printf '%s\n' "$depends" | tr ',' '\n' | sed -e 's/|.*//' -e 's/ (>=\([^)]*\))/>=\1/' \
+	-e 's/^ *//' -e 's/ *$//' | tr '\n' ' ' | sed 's/ *$//')
 
 # index <dir> <name>: lib/apk/packages/<name>.list of the files staged so far
 index() {

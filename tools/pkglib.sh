@@ -186,6 +186,14 @@ pkg_init() {
 	depends=$(printf '%s\n' "$rawdeps" | awk -v alts="$ALTS" -v prog="$PROG" "$DEPS_AWK") ||
 		die "bad LUCI_DEPENDS in $makefile"
 	[ -n "$depends" ] || die "LUCI_DEPENDS in $makefile gives no dependencies"
+	# the oldest ucode (LUCI_EXTRA_DEPENDS in the SDK): "ucode (>=MIN)" in
+	# opkg's form; tools/mkapk.sh writes apk's "ucode>=MIN"
+	ucode_min=$(mkvar RETERM_UCODE_MIN)
+	if [ -n "$ucode_min" ]; then
+		printf '%s\n' "$ucode_min" | grep -Eqx '[0-9]+(\.[0-9]+)*(~[0-9a-f]+)?' ||
+			die "bad RETERM_UCODE_MIN in $makefile: '$ucode_min'"
+		depends=$(printf '%s\n' "$depends" | sed -E "s/(^|, )ucode(,|\$)/\1ucode (>=$ucode_min)\2/")
+	fi
 	[ -n "$title" ] || title="LuCI $PKG app"
 
 	# translations: every language named, node there, before anything is built

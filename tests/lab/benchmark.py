@@ -40,13 +40,12 @@ def rows(results, scenarios):
     """one row per target of the scenarios asked about:
     (scenario, target text, figure, peer, ratio, verdict)"""
     out = []
-    for t in TARGETS:
-        if t["scenario"] not in scenarios:
-            continue
-        m = results.get(t["scenario"])
+    # autorate@24.10: autorate's targets, measured on OpenWrt 24.10's ucode
+    for name, t in ((n, t) for n in scenarios for t in TARGETS if t["scenario"] == n.split("@")[0]):
+        m = results.get(name)
         if not m or "error" in m or "skipped" in m or "timeout_s" in m:
             why = "not run" if not m else ("skipped" if "skipped" in m else "failed")
-            out.append((t["scenario"], t["text"], "-", "-", "-", why))
+            out.append((name, t["text"], "-", "-", "-", why))
             continue
         fig, peer = _get(m, t["figure"]), _get(m, t.get("peer"))
         ratio = None
@@ -57,7 +56,7 @@ def rows(results, scenarios):
         else:
             verdict = "met" if t["met"](fig, peer, ratio) else "not met"
         peer_txt = "%s %s" % (t["peer_name"], fmt(peer, t.get("unit", ""))) if t.get("peer") else "-"
-        out.append((t["scenario"], t["text"], fmt(fig, t.get("unit", "")), peer_txt,
+        out.append((name, t["text"], fmt(fig, t.get("unit", "")), peer_txt,
                     fmt(ratio) if ratio is not None else "-", verdict))
     return out
 

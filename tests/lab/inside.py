@@ -129,6 +129,22 @@ def on_alarm(signum, frame):
     raise ScenarioTimeout()
 
 
+def release_ucode(name):
+    """A scenario named <scenario>@<release> (latency@24.10) runs on the ucode
+    tools/owrt/build.sh built at that OpenWrt release's pin
+    ($RETERM_OWRT/host-<release>/bin/ucode, through RETERM_UCODE); the
+    ucode it runs on is printed.  None for a plain name."""
+    if "@" not in name:
+        return None
+    rel = name.split("@", 1)[1]
+    ucode = os.path.join(os.environ.get("RETERM_OWRT", "/opt/owrt"), "host-" + rel, "bin", "ucode")
+    if not os.access(ucode, os.X_OK):
+        raise RuntimeError("no ucode for OpenWrt %s at %s (tools/owrt/build.sh builds it)" % (rel, ucode))
+    os.environ["RETERM_UCODE"] = ucode
+    print("lab: scenario %s runs on %s" % (name, ucode), flush=True)
+    return ucode
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -147,8 +163,10 @@ def main():
     for name in args.scenarios:
         t0 = time.time()
         limit = 1500
+        ucode = None
         try:
-            mod = importlib.import_module("scenarios." + name.replace("-", "_"))
+            ucode = release_ucode(name)
+            mod = importlib.import_module("scenarios." + name.split("@")[0].replace("-", "_"))
             limit = int(forced or getattr(mod, "LIMIT_S", limit))
         except Exception:
             traceback.print_exc()
@@ -171,6 +189,8 @@ def main():
             failed = True
         finally:
             signal.alarm(0)
+            if ucode:
+                os.environ.pop("RETERM_UCODE", None)
         if os.path.exists(STUCK):  # it returned only because the watchdog killed its commands
             os.unlink(STUCK)
             print("lab: scenario %s was unblocked by the watchdog: failed" % name, flush=True)

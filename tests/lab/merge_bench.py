@@ -1,7 +1,10 @@
 """Fold the benchmarks measured outside the VM into results.json under
 `latency`: the browser's redraw (tests/browser/out/bench.json, written by
 tests/browser/graph.browser.mjs) and the results store's flash writes
-(.cache/bench-ucode.json, from tests/ucode/latency/store_bench_test.uc)."""
+(.cache/bench-ucode.json, from tests/ucode/latency/store_bench_test.uc).
+A bench file with a "scenario" key goes under that scenario instead: the
+store's flash writes on 24.10's ucode (.cache/bench-ucode-24.10.json) under
+`latency@24.10`."""
 import json
 import os
 import sys
@@ -16,13 +19,13 @@ def main(results_path, *bench_paths):
         return 0
     with open(results_path) as f:
         results = json.load(f)
-    m = results.setdefault("latency", {})
     for path in bench_paths:
         if not os.path.exists(path):
             print("merge_bench: %s missing, not merged" % path)
             continue
         with open(path) as f:
             bench = json.load(f)
+        m = results.setdefault(bench.get("scenario", "latency"), {})
         if "redraw_ms_600" in bench:
             m["redraw_ms_600"] = bench["redraw_ms_600"]
             m["redraw_live_ms_600"] = bench.get("redraw_live_ms_600")

@@ -120,6 +120,10 @@ for sched in ("steps", "walk"):
         _t("autorate", "adaptive shaping, %s: the controller adds less CPU than the sampler takes" % sched,
            "controller_cpu_pct_added_%s" % sched, lambda f, p, r: p is not None and f < p, "%",
            "sampler_cpu_pct_self_%s_fixed" % sched, "sampler alone"),
+        # one long-running batch tc, not a process per reading or rate change
+        _t("autorate", "adaptive shaping, %s: reterm-latencyd starts <= 1 process a minute under load" % sched,
+           "processes_per_min_%s_autorate" % sched, at_most(1), "/min",
+           "processes_per_min_%s_fixed" % sched, "sampler alone"),
         _t("autorate", "adaptive shaping, %s: the configured reflector <= 1/3 of the IPv4 probes" % sched,
            "configured_probe_share_%s_autorate" % sched, lambda f, p, r: 0 < f <= 1 / 3.0),
     ]

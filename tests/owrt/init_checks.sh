@@ -219,16 +219,16 @@ init_reterm-latencyd_reload() {
 	wait_for 10 sh -c "chroot '$OWRT_ROOT' ubus call reterm.latency status >/dev/null 2>&1" || { echo "reterm-latencyd not up"; kill $httpd; return 1; }
 	last_set reterm-latencyd | grep -q '"file"' && { echo "reterm-latencyd still restarts on file changes: $(last_set reterm-latencyd)"; kill $httpd; return 1; }
 	pid0=$(svc_json reterm-latencyd | jq_py "d['reterm-latencyd']['instances']['reterm-latencyd']['pid']")
-	id0=$(osh "ubus call reterm samples" | jq_py "d['id']")
-	tid=$(osh "ubus call reterm test_start '{\"download_url\":\"http://127.0.0.1:$port/bytes/100000000\",\"upload_url\":\"http://127.0.0.1:$port/upload\"}'" | jq_py "d.get('id') or d")
+	id0=$(osh "ubus call reterm.latency samples" | jq_py "d['id']")
+	tid=$(osh "ubus call reterm.latency test_start '{\"download_url\":\"http://127.0.0.1:$port/bytes/100000000\",\"upload_url\":\"http://127.0.0.1:$port/upload\"}'" | jq_py "d.get('id') or d")
 	sleep 1
 	osh "uci add_list reterm.latency.reflector='127.0.0.1' && uci commit reterm" && event reterm && triggers_idle
 	osh "uci set sqm.test=queue && uci set sqm.test.interface=lo && uci set sqm.test.enabled=0 && uci commit sqm" && event sqm && triggers_idle
 	sleep 1
 	pid1=$(svc_json reterm-latencyd | jq_py "d['reterm-latencyd']['instances']['reterm-latencyd']['pid']")
-	st=$(osh "ubus call reterm test_status")
-	id1=$(osh "ubus call reterm samples" | jq_py "d['id']")
-	osh "ubus call reterm test_stop" >/dev/null
+	st=$(osh "ubus call reterm.latency test_status")
+	id1=$(osh "ubus call reterm.latency samples" | jq_py "d['id']")
+	osh "ubus call reterm.latency test_stop" >/dev/null
 	osh "rm -f /etc/config/reterm_admin"
 	kill $httpd
 	[ "$pid0" = "$pid1" ] || { echo "reterm-latencyd restarted: $pid0 -> $pid1"; return 1; }
@@ -247,16 +247,16 @@ init_autorate() {
 		uci set reterm.test=autorate && uci set reterm.test.enabled=1 && uci set reterm.test.dl_min=50000 &&
 		uci commit reterm" || return 1
 	event reterm && triggers_idle
-	st=$(osh "ubus call reterm autorate_status")
+	st=$(osh "ubus call reterm.latency autorate_status")
 	grep -q '"enabled": false' <<<"$st" && grep -q 'minimum 50000 <= base 18000' <<<"$st" ||
 		{ echo "bad settings not refused with the reason: $st"; return 1; }
 	osh "ubus call reterm.latency status" | grep -q '"autorate": "error"' || { echo "reterm.latency status does not say error"; return 1; }
 	osh "uci set reterm.test.dl_min=4000 && uci commit reterm" && event reterm && triggers_idle
-	st=$(osh "ubus call reterm autorate_status")
+	st=$(osh "ubus call reterm.latency autorate_status")
 	grep -q '"enabled": true' <<<"$st" && grep -q '"queue": "test"' <<<"$st" && grep -q '"rate_kbit": 18000' <<<"$st" &&
 		grep -q '"dl": false' <<<"$st" || { echo "autorate not on with sqm's rates, or CAKE not reported missing: $st"; return 1; }
 	osh "uci set reterm.test.enabled=0 && uci commit reterm" && event reterm && triggers_idle
-	st=$(osh "ubus call reterm autorate_status")
+	st=$(osh "ubus call reterm.latency autorate_status")
 	osh "uci delete reterm.test && uci commit reterm && uci set sqm.test.enabled=0 && uci commit sqm"
 	event reterm && event sqm && triggers_idle
 	grep -q '"enabled": false' <<<"$st" && ! grep -q 'minimum' <<<"$st" || { echo "not off: $st"; return 1; }

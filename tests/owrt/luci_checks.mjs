@@ -328,14 +328,14 @@ async function devicesApply() {
  * namespace of its own (a child of this tier's), with a 3DS's TCP stack:
  * no window scaling, 16 KB receive buffer; `count` SYNs to the router */
 function lanClientSyns(count) {
-	execFileSync('sh', [ '-c', `
+	return execFileSync('sh', [ '-c', `
 		set -e
 		ip link show br-lan >/dev/null 2>&1 || { ip link add br-lan type bridge; ip addr add 192.168.1.1/24 dev br-lan; }
 		ip link set br-lan up
 		ip link show lanc1 >/dev/null 2>&1 || {
 			ip link add lanc0 type veth peer name lanc1
 			ip link set lanc1 master br-lan up
-			unshare --net sleep 120 & echo $! > /tmp/reterm-lanc.pid
+			unshare --net sleep 120 >/dev/null 2>&1 & echo $! > /tmp/reterm-lanc.pid
 			sleep 0.3
 			ip link set lanc0 netns $(cat /tmp/reterm-lanc.pid)
 		}
@@ -344,9 +344,9 @@ function lanClientSyns(count) {
 			ip link set lanc0 address ${CONSOLE.mac} up
 			ip addr replace ${CONSOLE.ip}/24 dev lanc0
 			sysctl -qw net.ipv4.tcp_window_scaling=0 net.ipv4.tcp_rmem="4096 16384 16384"
-			for i in $(seq ${count}); do timeout 2 python3 -c "import socket; s=socket.socket(); s.settimeout(1)
-try: s.connect((\"192.168.1.1\", 9))
-except OSError: pass" || :; done'` ], { encoding: 'utf8', timeout: 120000 });
+			for i in $(seq ${count}); do timeout 2 python3 -c "import socket, sys; s=socket.socket(); s.settimeout(1)
+try: s.connect((sys.argv[1], 9))
+except OSError as e: print(e)" 192.168.1.1 || :; done' 2>&1` ], { encoding: 'utf8', timeout: 120000 });
 }
 
 /* "Audit" in CONSOLE's row with re-termination on: the page shows the run,
@@ -362,11 +362,13 @@ async function devicesAudit() {
 		await row().locator('.reterm-audit-start').click();
 		await row().locator('.reterm-audit-progress', { hasText: /left: use the device now/ }).waitFor({ timeout: 20000 });
 		await shot('devices-audit-running');
-		lanClientSyns(5);
+		const client = lanClientSyns(5);
 		const hint = row().locator('.reterm-hint', { hasText: /no scaling/ });
 		const problems = await hint.waitFor({ timeout: 30000 }).then(() => [],
 			async () => [ `no audit result in the row: ${await row().locator('[id^="reterm-audit-"]').textContent()}`,
-				osh('ubus call reterm audit_result \'{"mac":"' + CONSOLE.mac + '"}\' 2>&1; nft list set inet fw4 reterm_audit_syn 2>&1 | head -20') ]);
+				`the client said: ${client.trim().split('\n').slice(-3).join(' / ')}`,
+				osh('nft list chain inet fw4 mangle_prerouting 2>&1 | grep -v "^#" | head -6; nft list set inet fw4 reterm_audit_syn 2>&1 | grep -A2 elements; ' +
+					'ip -br link | grep -E "lanc|br-lan"') ]);
 		await shot('devices-audit');
 		return problems;
 	}

@@ -15,7 +15,7 @@
 # LuCI checks.
 
 shaped() { tc qdisc show dev wan0 | grep -q ' tbf '; }
-pause_field() { osh "ubus call reterm test_status" | jq_py "(d.get('pause') or {}).get('$1')"; }
+pause_field() { osh "ubus call reterm.latency test_status" | jq_py "(d.get('pause') or {}).get('$1')"; }
 
 pause_setup() {
 	cp "$HERE/fixtures/reterm-tbf.qos" "$OWRT_ROOT/usr/lib/sqm/reterm-tbf.qos"
@@ -45,7 +45,7 @@ pause_setup() {
 }
 
 pause_start() {
-	osh "ubus call reterm test_start '{\"download_url\":\"http://127.0.0.1:$PAUSE_PORT/bytes/100000000\",\"upload_url\":\"http://127.0.0.1:$PAUSE_PORT/upload\",\"pause_shaping\":true}'"
+	osh "ubus call reterm.latency test_start '{\"download_url\":\"http://127.0.0.1:$PAUSE_PORT/bytes/100000000\",\"upload_url\":\"http://127.0.0.1:$PAUSE_PORT/upload\",\"pause_shaping\":true}'"
 }
 
 pause_stop_check() {
@@ -54,12 +54,12 @@ pause_stop_check() {
 	r=$(pause_start)
 	grep -q '"wan0"' <<<"$r" || { echo "test_start: $r"; return 1; }
 	shaped && { echo "the queue still shapes during the test"; return 1; }
-	[ "$(pause_field state)" = paused ] || { echo "status: $(osh 'ubus call reterm test_status')"; return 1; }
+	[ "$(pause_field state)" = paused ] || { echo "status: $(osh 'ubus call reterm.latency test_status')"; return 1; }
 	[ "$sqm0" = "$(md5sum < "$OWRT_ROOT/etc/config/sqm")" ] || { echo "/etc/config/sqm was written"; return 1; }
-	osh "ubus call reterm test_stop" >/dev/null
+	osh "ubus call reterm.latency test_stop" >/dev/null
 	wait_for 10 shaped || { echo "sqm not restarted after test_stop"; return 1; }
-	wait_for 5 sh -c "[ \"\$(chroot '$OWRT_ROOT' ubus call reterm test_status | grep -c '\"restored\"')\" = 1 ]" ||
-		{ echo "status: $(osh 'ubus call reterm test_status')"; return 1; }
+	wait_for 5 sh -c "[ \"\$(chroot '$OWRT_ROOT' ubus call reterm.latency test_status | grep -c '\"restored\"')\" = 1 ]" ||
+		{ echo "status: $(osh 'ubus call reterm.latency test_status')"; return 1; }
 }
 
 pause_crash_check() {

@@ -102,15 +102,21 @@ check "install: the postinst reloads rpcd through procd, ubus object reterm publ
 # an upgrade from retermd's versions: `config monitor 'monitor'` becomes
 # `config latency 'latency'` with its options (uci-defaults, real uci)
 migrate() {
+	local rc=0
+	# the package's postinst ran (and removed) its uci-defaults at install:
+	# run the file it shipped on an old config
+	cp "$TOP/root/etc/uci-defaults/81_reterm_latency" "$OWRT_ROOT/tmp/81_reterm_latency" || return 1
 	owrt_sh "cp /etc/config/reterm /tmp/reterm.keep &&
 		uci -q delete reterm.latency; uci set reterm.monitor=monitor && uci set reterm.monitor.prober=icmp &&
 		uci add_list reterm.monitor.reflector=192.0.2.7 && uci commit reterm &&
 		printf 'config monitor %s\n\toption test_server %s\n' \"'monitor'\" \"'192.0.2.9'\" > /etc/config/reterm_admin &&
-		sh /etc/uci-defaults/81_reterm_latency && sh /etc/uci-defaults/81_reterm_latency &&
+		sh /tmp/81_reterm_latency && sh /tmp/81_reterm_latency &&
 		[ \"\$(uci -q get reterm.latency)\" = latency ] && ! uci -q get reterm.monitor &&
 		[ \"\$(uci -q get reterm.latency.prober)\" = icmp ] && [ \"\$(uci -q get reterm.latency.reflector)\" = 192.0.2.7 ] &&
-		[ \"\$(uci -q get reterm_admin.latency.test_server)\" = 192.0.2.9 ]" || { owrt_sh 'uci show reterm; uci show reterm_admin'; return 1; }
-	owrt_sh "mv /tmp/reterm.keep /etc/config/reterm && rm -f /etc/config/reterm_admin"
+		[ \"\$(uci -q get reterm_admin.latency.test_server)\" = 192.0.2.9 ]" || { owrt_sh 'uci show reterm; uci show reterm_admin'; rc=1; }
+	# the config of the checks after this one, whatever happened above
+	owrt_sh "mv /tmp/reterm.keep /etc/config/reterm && rm -f /etc/config/reterm_admin" || rc=1
+	return $rc
 }
 check "install: an old config section 'monitor' (reterm, reterm_admin) becomes 'latency' with its options, twice idempotent" migrate
 

@@ -70,6 +70,11 @@ check "apk/app info: name, version, arch noarch, origin, license" test \
 deps=$(list "$T/app.yaml" depends | tr '\n' ' ')
 check "apk/app depends: luci-base, rpcd, haproxy-nossl, sqm-scripts (no '|', no '+')" \
 	bash -c '[[ " $1" == *" luci-base "* && " $1" == *" rpcd "* && " $1" == *" haproxy-nossl "* && " $1" == *" sqm-scripts "* && "$1" != *[\|+]* ]]' _ "$deps"
+umin=$(sed -n 's/^RETERM_UCODE_MIN *:= *//p' "$top/Makefile")
+check "apk/app depends: ucode>=$umin (24.10's 2025.07.18~3f64c808-r1 and 25.12's 2026.01.16~85922056-r1 meet it)" \
+	bash -c '[[ " $1 " == *" ucode>=$2 "* ]] && [ "$("$3" version -t 2025.07.18~3f64c808-r1 "$2")" != "<" ] &&
+		[ "$("$3" version -t 2026.01.16~85922056-r1 "$2")" = ">" ] &&
+		[ "$("$3" version -t 2023.11.07~a6e75e02-r1 "$2")" = "<" ]' _ "$deps" "$umin" "$APK"
 check "apk/i18n info: depends on $APP only, noarch" test \
 	"$(list "$T/i18n.yaml" depends | tr '\n' ' ')$(info "$T/i18n.yaml" arch)" = "$APP noarch"
 for s in post-install post-upgrade pre-deinstall post-deinstall; do

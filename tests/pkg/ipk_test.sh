@@ -184,7 +184,18 @@ deps=$(field Depends)
 check "control: Depends non-empty" test -n "$deps"
 check "control: Depends contains luci-base" grep -qE '(^|, )luci-base(,|$)' <<<"$deps"
 check "control: Depends has no Makefile syntax (+ @ :)" \
-	bash -c '! grep -qE "[+@:()]" <<<"$1"' _ "$deps"
+	bash -c '! grep -qE "[+@:]|\((\$|[^>])" <<<"$1"' _ "$deps"
+# the ucode OpenWrt 24.10 ships (2025.07.18~3f64c808-r1) or newer; 23.05's
+# (2024-07-11-1a8a0bcf-3, 2023.11.07~a6e75e02-r1 before 23.05.4) refused by
+# opkg, whose versions compare as dpkg's
+umin=$(sed -n 's/^RETERM_UCODE_MIN *:= *//p' "$MK")
+check "control: Depends asks for ucode (>=$umin), the Makefile's RETERM_UCODE_MIN" \
+	grep -qF "ucode (>=$umin)" <<<"$deps"
+if command -v dpkg >/dev/null; then
+	check "control: 24.10's and 25.12's ucode meet it, 23.05's do not (dpkg's order, as opkg's)" \
+		bash -c 'for v in 2025.07.18~3f64c808-r1 2026.01.16~85922056-r1; do dpkg --compare-versions $v ge "$1" || exit 1; done
+			for v in 2024-07-11-1a8a0bcf-3 2023.11.07~a6e75e02-r1; do dpkg --compare-versions $v ge "$1" && exit 1; done; exit 0' _ "$umin"
+fi
 if grep -qE '(^|, )haproxy(-nossl)?( |,|$)' <<<"$deps"; then
 	check "control: Depends accepts haproxy or haproxy-nossl" \
 		grep -qE '(^|, )(haproxy \| haproxy-nossl|haproxy-nossl \| haproxy)(,|$)' <<<"$deps"

@@ -23,7 +23,9 @@
 #                         the window audit's state must survive it
 #   haproxy/<name>        haproxy -c on the golden haproxy.cfg, no warnings,
 #                         no forbidden keywords
-# Plus unit/validate (tests/ucode/validate_test.uc), and for the ubus API:
+# Plus unit/validate (tests/ucode/validate_test.uc), unit/newline (no
+# validator, ubus argument or UCI option takes a value with \n, \r or NUL:
+# tests/ucode/newline_test.uc), and for the ubus API:
 #   unit/api-parse        parsers and audit logic on recorded outputs
 #                         (tests/ucode/api/parse_test.uc)
 #   unit/contract         docs/ubus-api.md: its error codes are reterm.reply
@@ -259,6 +261,7 @@ for f in "${fixtures[@]}"; do
 done
 
 uc_test unit/validate "$TMP/unit.log" -L "$MODS" "$HERE/validate_test.uc"
+uc_test unit/newline "$TMP/newline.log" -L "$MODS" "$HERE/newline_test.uc" "$ROOT"
 API=$HERE/api
 uc_test unit/api-parse "$TMP/parse.log" -L "$MODS" "$API/parse_test.uc"
 uc_test unit/api "$TMP/api.log" -L "$API/mocks" -L "$MOCKS" -L "$MODS" "$API/api_test.uc"

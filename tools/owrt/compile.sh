@@ -98,9 +98,17 @@ build_libs() {
 
 # ucode of a lock entry (ucode or ucode-24.10) with the modules OpenWrt
 # builds (no nl80211/rtnl: they need libnl-tiny, and nothing here uses them)
+#
+# OpenWrt links ucode with musl, whose getopt() stops at the first
+# argument that is not an option: `ucode -L dir script --dir up` hands
+# `--dir up` to the script.  glibc's getopt() reorders the arguments
+# instead, and 24.10's main.c (unlike master's, which asks for POSIX
+# order) would then read `--dir` as its own: the 24.10 host build calls
+# glibc's POSIX-order getopt, __posix_getopt, as musl would behave.
 build_ucode() {
-	local part=$1 v=$2
-	cm "$part" "$v" -DUBUS_SUPPORT=ON -DUCI_SUPPORT=ON -DULOOP_SUPPORT=ON \
+	local part=$1 v=$2 x=
+	[ "$part" = ucode-24.10 ] && x=-Dgetopt=__posix_getopt
+	XCFLAGS=$x cm "$part" "$v" -DUBUS_SUPPORT=ON -DUCI_SUPPORT=ON -DULOOP_SUPPORT=ON \
 		-DRTNL_SUPPORT=OFF -DNL80211_SUPPORT=OFF -DDIGEST_SUPPORT=OFF \
 		-DDEBUG_SUPPORT=ON -DZLIB_SUPPORT=ON -DSOCKET_SUPPORT=ON
 }

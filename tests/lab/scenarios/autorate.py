@@ -40,7 +40,7 @@ import subprocess
 import threading
 import time
 
-from labkit import measure, mode, sh, topo
+from labkit import measure, mode, pidns, sh, topo
 from labkit.reterm import ROOT, ucode_binary
 from scenarios import shaping
 from targets import AUTORATE as TARGETS, autorate_meets as meets  # the benchmark's lines (repeat())
@@ -159,7 +159,8 @@ def controller(ucode, seconds, log=None, auto=True):
     argv = sh._argv([ucode, "-L", os.path.join(ROOT, "usr", "share", "ucode"), MONITOR_TEST,
                      "--sample-seconds", seconds, "--wan", "rtr-wan", "--reflector", topo.SRV4,
                      "--reflector", topo.SRV6] + extra, ns="rtr")
-    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    # in a PID namespace of its own: the processes it starts are counted
+    return subprocess.Popen(pidns.wrap(argv), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
 
 def one(ucode, name, plan, variant, idle_ms):
@@ -188,7 +189,16 @@ def one(ucode, name, plan, variant, idle_ms):
         # skip the first 3 s (slow start fills the line in every variant)
         time.sleep(3)
         b0, t0 = rx_bytes(), time.time()
+        # the processes the controller starts under load: from now until
+        # 5 s before its end (it must still be there to be asked)
+        forks = {"first": pidns.mark(ctl.pid) if ctl else None}
+        window = seconds - 8
+        marker = threading.Timer(window, lambda: forks.update(last=pidns.mark(ctl.pid))) if ctl else None
+        if marker:
+            marker.start()
         pings = measure.ping_samples("cli", topo.SRV4, count=(seconds - 4) * 5, interval=0.2)
+        if marker:
+            marker.join()
         b1, t1 = rx_bytes(), time.time()
         c = json.loads(ctl.communicate(timeout=60)[0]) if ctl else None
         # what the controller left CAKE at when it ended: sqm's base rates
@@ -220,6 +230,8 @@ def one(ucode, name, plan, variant, idle_ms):
             json.dump({"start": start, "plan": plan, "pings": pings}, f)
     if c:
         r["sampler_cpu_pct_self"] = c["cpu_pct_self"]
+        n = pidns.started(forks["first"], forks.get("last"))
+        r["processes_per_min"] = round(n * 60.0 / window, 2) if n is not None else None
     if c and variant == "autorate":
         r["rates_after_kbit"] = rates_after
         # the shaper rates of the last traced second: where the controller

@@ -97,7 +97,7 @@ export function line(set, opts) {
 		},
 		now: () => t
 	};
-}
+};
 
 export function mean(l) {
 	let s = 0;
@@ -106,7 +106,7 @@ export function mean(l) {
 		s += v;
 
 	return length(l) ? s / length(l) : 0;
-}
+};
 
 export const good = A.check_settings(SET).settings;
 
@@ -119,4 +119,4 @@ export function feed(ctl, t, ...answers) {
 	}
 
 	return t;
-}
+};

@@ -17,7 +17,7 @@ let pkt = P.build_echo(false, 0x1234, 7);
 c.eq('v4 echo: type, code, id, seq', P.parse_echo(pkt, false), { type: 8, code: 0, id: 0x1234, seq: 7 });
 c.eq('v4 echo: checksum verifies to 0', P.cksum(pkt), 0);
 c.eq('v6 echo: type 128, checksum left to the kernel', [ P.parse_echo(P.build_echo(true, 1, 2), false).type, ord(P.build_echo(true, 1, 2), 2) ], [ 128, 0 ]);
-c.eq('RFC 1071 example', P.cksum('\x00\x01\xf2\x03\xf4\xf5\xf6\xf7'), 0x220d);
+c.eq('RFC 1071 example', P.cksum(chr(0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7)), 0x220d);
 
 // a raw IPv4 socket delivers the IP header first
 let iphdr = '\x45' + '\x00\x00\x25' + '\x00\x00\x00\x00\x40\x01\x00\x00\x7f\x00\x00\x01\x7f\x00\x00\x01';

@@ -84,7 +84,7 @@ export function checker(name) {
 	};
 
 	return self;
-}
+};
 
 // ---- clock and timers -----------------------------------------------------
 
@@ -153,7 +153,7 @@ export function sim(wall0_ms) {
 	};
 
 	return self;
-}
+};
 
 // ---- prober ---------------------------------------------------------------
 
@@ -201,7 +201,7 @@ export function prober(s, rtt_fn) {
 	};
 
 	return self;
-}
+};
 
 // ---- HTTP load ------------------------------------------------------------
 
@@ -218,7 +218,7 @@ export function load(s, rate_fn, log) {
 			stop: () => { stopped_at ??= s.now(); }
 		};
 	};
-}
+};
 
 // ---- files ----------------------------------------------------------------
 
@@ -249,7 +249,7 @@ export function memfs(files) {
 		lstat: (p) => (files[p] != null) ? { type: 'file', size: length(files[p]), mtime: 0 } : { type: 'directory' },
 		stat: (p) => (files[p] != null) ? { type: 'file', size: length(files[p]), mtime: 0 } : null
 	};
-}
+};
 
 // ---- stand-in processes ------------------------------------------------------
 
@@ -291,4 +291,4 @@ export function standins(tag) {
 			fs.rmdir(dir);
 		}
 	};
-}
+};

@@ -111,10 +111,13 @@ export function store_fs(now_ms) {
 
 			let buf = '';
 
+			// self.release '24.10': flush() as OpenWrt 24.10's ucode has it
+			// (null when it worked, true when it failed); self.full: the
+			// disk fills after 100 bytes (the rest is lost at close)
 			return {
 				write: (d) => { buf += d; return length(d); },
-				flush: () => true,
-				close: () => { put(p, buf); return true; }
+				flush: () => (self.release == '24.10') ? (self.full ? true : null) : !self.full,
+				close: () => { put(p, self.full ? substr(buf, 0, 100) : buf); return true; }
 			};
 		},
 
@@ -168,4 +171,4 @@ export function store_fs(now_ms) {
 	};
 
 	return self;
-}
+};

@@ -210,4 +210,21 @@ let boot = world((fs) => {
 c.eq('after a reboot (no RAM copy) it reads flash', map(boot.svc.results(), x => x.id), [ 'a' ]);
 c.eq('... and writes nothing until there is something new', boot.fs.ops, []);
 
+// OpenWrt 24.10's ucode: file.flush() answers null when it worked (and
+// true when it did not); the size on disk says whether the write held
+let rel = world((fs) => { fs.release = '24.10'; });
+
+run_test(rel.s, rel.svc);
+c.eq('on 24.10\'s ucode (flush() null when it worked) the result reaches flash', length(ids(rel.fs.files[FLASH])), 1);
+
+let full = world((fs) => {
+	fs.release = '24.10';
+	fs.files[FLASH] = '{"v":1,"results":[{"id":"old"}]}';
+});
+
+full.fs.full = true;
+run_test(full.s, full.svc);
+c.eq('a full disk (the file cut short) never replaces the flash copy, on 24.10\'s ucode too',
+	full.fs.files[FLASH], '{"v":1,"results":[{"id":"old"}]}');
+
 c.done();

@@ -126,6 +126,7 @@ tls_slow_answer_test() {
 	esac
 	# p BYTES CONNECTED REQUESTS ERRORS CPU_MS HWM_KB
 	set -- $(grep '^p ' "$d/up.out" | tail -n 1)
+	[ $# -ge 4 ] || set -- p 0 0 0	# no progress line: nothing sent
 	local per=$(( $4 > 0 ? $2 / $4 : 0 ))
 	if [ "$per" -ge 262144 ] && [ "${sent:-0}" -ge $((20000000 / 8 * 6 * 60 / 100)) ]; then
 		ok "latency/tls-slow-answer ($4 requests, $per bytes each, $((sent * 8 / 6 / 10000))0 kbit/s)"
@@ -165,7 +166,17 @@ tls_rcvbuf_test() {
 	want=$(( want * 2 ))
 	set -- $rbs
 	rbs=$*
-	if [ $# -eq 2 ] && [ "$1" -ge "$want" ] && [ "$2" -ge "$want" ]; then
+	# OpenWrt 24.10's ucode has no fs.dup2: https-load cannot reach
+	# uclient's socket there and the kernel sizes the buffers; the two
+	# connections must still run
+	if ! "$UCODE" -e 'exit(type(require("fs").dup2) == "function" ? 0 : 1)' 2>/dev/null; then
+		if [ $# -eq 2 ]; then
+			ok "latency/tls-rcvbuf (no fs.dup2 in this ucode: buffers left to the kernel, $1 and $2 bytes)"
+		else
+			notok "latency/tls-rcvbuf (no fs.dup2: want 2 connections, buffers: ${rbs:-none})"
+			tail -n 3 "$d/down.out" "$d/down.err" | sed 's/^/#   /'
+		fi
+	elif [ $# -eq 2 ] && [ "$1" -ge "$want" ] && [ "$2" -ge "$want" ]; then
 		ok "latency/tls-rcvbuf (2 connections, receive buffers $1 and $2 bytes)"
 	else
 		notok "latency/tls-rcvbuf (receive buffers: ${rbs:-none} bytes; want 2 connections with >= $want)"

@@ -33,12 +33,12 @@ const S = global.mock_uci ??= { committed: {}, calls: [] };
 
 export function mock_calls() {
 	return S.calls;
-}
+};
 
 export function mock_reset() {
 	S.committed = {};
 	S.calls = [];
-}
+};
 
 function ident_ok(s) {
 	return match(s, /^[A-Za-z0-9_-]+$/) != null && index(s, '\n') < 0;
@@ -402,8 +402,8 @@ export function cursor(confdir, savedir) {
 
 		error: () => last_error
 	};
-}
+};
 
 export function error() {
 	return last_error;
-}
+};

@@ -3,7 +3,7 @@
 
 /*
  * The test server URL as reterm-latencyd accepts it (the grammar of
- * /usr/share/ucode/reterm/monitor/args.uc test_url): http:// or
+ * /usr/share/ucode/reterm/validate.uc test_url): http:// or
  * https://, a host (IPv4, [IPv6] or a host name; https:// only with a
  * host name, the certificate names it), an optional port and a path of
  * safe characters. Pure, no DOM. Use as: 'require reterm.httpurl as httpurl';
@@ -65,7 +65,7 @@ function hostname(s) {
 const URL_RE = /^(https?):\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?(\/[A-Za-z0-9._~\/?=&%+,:@-]*)?$/;
 
 /**
- * Parse a test URL as reterm-latencyd does (monitor/args.uc test_url): http:// or
+ * Parse a test URL as reterm-latencyd does (reterm/validate.uc test_url): http:// or
  * https://, host (IPv4, [IPv6] or a hostname; a hostname for https://),
  * optional port 1-65535, a path of safe characters; printable ASCII
  * without spaces, at most 256 characters.

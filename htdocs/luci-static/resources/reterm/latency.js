@@ -9,13 +9,13 @@
  * The latency monitor and guided test, client side: the pure logic the
  * Overview view (and later the wizard) needs around the reterm-latencyd replies
  * (`samples`, `test_start`, `test_status`, `results`; see
- * /usr/share/ucode/reterm/monitor/service.uc and test.uc). No DOM, no
- * RPC. Use as: 'require reterm.latency as monitor';
+ * /usr/share/ucode/reterm/latency/service.uc and latency/test/). No DOM, no
+ * RPC. Use as: 'require reterm.latency as latency';
  *
- *   monitor.validateUrl('http://192.0.2.10/bytes/1000000000')  → null
- *   monitor.progress(testStatusReply)   → {fraction, label, …}
- *   monitor.summary(result)             → grades, RPM, reasons, …
- *   monitor.compare(before, after)      → rows of the before/after table
+ *   latency.validateUrl('http://192.0.2.10/bytes/1000000000')  → null
+ *   latency.progress(testStatusReply)   → {fraction, label, …}
+ *   latency.summary(result)             → grades, RPM, reasons, …
+ *   latency.compare(before, after)      → rows of the before/after table
  *
  * Conventions: as reterm.grade (ms, bit/s, fractions 0…1; bad input
  * gives null or an empty result, nothing throws). Messages are _().

@@ -42,23 +42,23 @@ export function mock_setup(opts) {
 	S.commands = opts?.popen ?? {};
 	S.files = {};
 	S.log = { read: [], popen: [], write: [], missing: [] };
-}
+};
 
 export function mock_file(path, text) {
 	if (text == null)
 		delete S.files[path];
 	else
 		S.files[path] = text;
-}
+};
 
 export function mock_log() {
 	return S.log;
-}
+};
 
 // the real module, for the test harness itself
 export function mock_real() {
 	return real;
-}
+};
 
 function resolve(path) {
 	if (type(path) != 'string' || substr(path, 0, 1) != '/')
@@ -86,23 +86,23 @@ export function readfile(path, limit) {
 	let r = p ? real.readfile(p, limit) : null;
 
 	return (r == null) ? nofile() : r;
-}
+};
 
 export function stat(path) {
 	let p = resolve(path);
 
 	return (p && real.stat(p)) || nofile();
-}
+};
 
 export function lstat(path) {
 	return stat(path);
-}
+};
 
 export function access(path, mode) {
 	let p = resolve(path);
 
 	return (p && real.access(p, mode)) || false;
-}
+};
 
 function reader(text) {
 	return {
@@ -146,7 +146,7 @@ export function popen(cmd, mode) {
 	let text = real.readfile(S.commands[cmd]);
 
 	return reader(text ?? '');
-}
+};
 
 export function open(path, mode) {
 	if (mode && match(mode, /[wa+]/)) {
@@ -158,30 +158,30 @@ export function open(path, mode) {
 	let text = readfile(path);
 
 	return (text != null) ? reader(text) : null;
-}
+};
 
 export function writefile(path, data) {
 	push(S.log.write, [ 'writefile', path ]);
 	return length(data ?? '');
-}
+};
 
-export function unlink(path) { push(S.log.write, [ 'unlink', path ]); return true; }
-export function rename(a, b) { push(S.log.write, [ 'rename', a, b ]); return true; }
-export function mkdir(path) { push(S.log.write, [ 'mkdir', path ]); return true; }
+export function unlink(path) { push(S.log.write, [ 'unlink', path ]); return true; };
+export function rename(a, b) { push(S.log.write, [ 'rename', a, b ]); return true; };
+export function mkdir(path) { push(S.log.write, [ 'mkdir', path ]); return true; };
 
 export function lsdir(path) {
 	let p = resolve(path);
 
 	return p ? real.lsdir(p) : nofile();
-}
+};
 
 export function glob(...patterns) {
 	return map(real.glob(...map(patterns, x => S.root + x)) ?? [], x => substr(x, length(S.root)));
-}
+};
 
 export const dirname = real.dirname;
 export const basename = real.basename;
 
 export function error() {
 	return S.last_error;
-}
+};

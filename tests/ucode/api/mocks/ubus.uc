@@ -16,11 +16,11 @@ const S = global.mock_ubus ??= { replies: {}, calls: [], last_error: null };
 export function mock_setup(r) {
 	S.replies = r;
 	S.calls = [];
-}
+};
 
 export function mock_calls() {
 	return S.calls;
-}
+};
 
 export function connect() {
 	if (S.replies == null) {
@@ -52,8 +52,8 @@ export function connect() {
 		disconnect: () => true,
 		error: () => S.last_error
 	};
-}
+};
 
 export function error() {
 	return S.last_error;
-}
+};

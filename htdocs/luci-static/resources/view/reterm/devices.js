@@ -3,6 +3,7 @@
 'require form';
 'require uci';
 'require ui';
+'require reterm.notify as notify';
 'require dom';
 'require poll';
 'require reterm.devices.rows as devices';
@@ -50,6 +51,17 @@ function valid(fn) {
 
 /* a Map that turns the row fields into UCI changes once all parsed */
 const DevicesMap = form.Map.extend({
+	/* luci-base before 2025-09 (OpenWrt 24.10.0-24.10.2) put 'hidden' on the
+	   table cell of an option with depends and never took it off: the Ports
+	   columns stayed empty on themes whose .hidden wins over table cells.
+	   Depends still hide the field inside the cell. */
+	renderContents() {
+		return Promise.resolve(this.super('renderContents', arguments)).then((node) => {
+			node.querySelectorAll('.td.cbi-value-field.hidden').forEach((td) => td.classList.remove('hidden'));
+			return node;
+		});
+	},
+
 	parse() {
 		const owner = this.owner;
 
@@ -293,7 +305,7 @@ return view.extend({
 			self.liveError = null;
 		}, (e) => {
 			if (!self.liveError)
-				ui.addNotification(null, E('p', {}, [
+				notify.show(null, E('p', {}, [
 					_('Live numbers of the re-terminated devices are unavailable: %s. Retrying while this page is open.').format(errtext.of(e))
 				]), 'warning');
 
@@ -322,7 +334,7 @@ return view.extend({
 	/* ---- errors ---- */
 
 	showHostsError() {
-		this.hostsNote = ui.addNotification(_('Cannot list the LAN devices'), [
+		this.hostsNote = notify.show(_('Cannot list the LAN devices'), [
 			E('p', {}, [ _('The router did not answer "reterm hosts": %s. Devices already configured are shown; the others appear once the list loads.').format(this.hostsError) ]),
 			E('button', { 'class': 'btn cbi-button cbi-button-action', 'click': ui.createHandlerFn(this, 'handleRetry') }, [ _('Retry') ])
 		], 'danger');

@@ -3,6 +3,7 @@
 'require uci';
 'require rpc';
 'require ui';
+'require reterm.notify as notify';
 'require dom';
 'require poll';
 'require fs';
@@ -337,7 +338,7 @@ return view.extend({
 		const p = this.state.proposal, staged = stage.shaping(p, this.ctx.queue);
 
 		if (staged.error) {
-			ui.addNotification(null, E('p', {}, [ staged.error ]), 'danger');
+			notify.show(null, E('p', {}, [ staged.error ]), 'danger');
 			return Promise.resolve();
 		}
 
@@ -414,7 +415,7 @@ return view.extend({
 		const staged = stage.devices(offers, panels.chosen(this.body));
 
 		if (!staged) {
-			ui.addNotification(null, E('p', {}, [ _('No device chosen.') ]), 'info');
+			notify.show(null, E('p', {}, [ _('No device chosen.') ]), 'info');
 			return Promise.resolve();
 		}
 
@@ -438,7 +439,7 @@ return view.extend({
 			this.failed = null;
 			this.state = wizard.create(this.snapshot());
 			this.show();
-			ui.addNotification(null, E('p', {}, [ c.restore
+			notify.show(null, E('p', {}, [ c.restore
 				? _('The wizard was cancelled and the previous settings are back.')
 				: _('The wizard was cancelled; nothing was changed.') ]), 'info');
 		};
@@ -468,7 +469,7 @@ return view.extend({
 			return Promise.resolve();
 
 		sids.forEach((sid) => uci.set('sqm', sid, 'enabled', '1'));
-		ui.addNotification(null, E('p', {}, [ pause.legacyText(sids) ]), 'info');
+		notify.show(null, E('p', {}, [ pause.legacyText(sids) ]), 'info');
 
 		return uci.save().then(() => this.applyChanges());
 	},

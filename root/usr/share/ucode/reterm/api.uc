@@ -36,9 +36,9 @@ export const INIT = '/etc/init.d/reterm';
 export const APPLY_BG = '/usr/libexec/reterm/apply-bg', APPLY_DIR = '/var/run/reterm';
 export const APPLY_WAIT_MS = 2000, APPLY_POLL_MS = 100;
 export const NEIGH6_CMD = 'ip -6 neigh show 2>/dev/null';
-export const ARP_FILE = '/proc/net/arp';
-export const ETHERS_FILE = '/etc/ethers';
-export const LEASES_DEFAULT = '/tmp/dhcp.leases';
+const ARP_FILE = '/proc/net/arp';
+const ETHERS_FILE = '/etc/ethers';
+const LEASES_DEFAULT = '/tmp/dhcp.leases';
 
 function uci_cursor() {
 	return cursor(getenv('RETERM_UCI_CONFDIR') || null);
@@ -290,7 +290,7 @@ export function device_stats() {
 // neighbours (LAN devices with global addresses: the near legs) are
 // left out.  At most SERVER_RTTS_MAX values, in ss order.
 // { rtts: [ ms, ... ], source: "ss" }
-export const SERVER_RTTS_MAX = 64;
+const SERVER_RTTS_MAX = 64;
 
 export function server_rtts() {
 	let rows = A.parse_ss(command_output(A.SS_CMD));

@@ -158,8 +158,9 @@ function load_global(s, meminfo_kb, errors) {
 	// space separated values is accepted too.
 	let bypass = get('bypass') ?? [];
 
+	// (split() would end the string at a NUL)
 	if (type(bypass) == 'string')
-		bypass = filter(split(bypass, /[ \t]+/), x => x != '');
+		bypass = v.one_line(bypass, true) ? filter(split(bypass, /[ \t]+/), x => x != '') : [ bypass ];
 
 	cfg.bypass4 = [];
 	cfg.bypass6 = [];

@@ -15,6 +15,8 @@
 
 'use strict';
 
+import { one_line } from 'reterm.validate';
+
 export const CODES = {
 	invalid_argument: 'an argument is missing, unknown, of the wrong type or outside its grammar; nothing was changed',
 	not_found: 'no configured device has that MAC, no host is known with it, or no result has that id',
@@ -38,10 +40,6 @@ export const CODES = {
 // its method's declared codes)
 export function error(code, fmt, ...args) {
 	return { error: code, message: length(args) ? sprintf(fmt, ...args) : fmt };
-};
-
-export function is_error(reply) {
-	return type(reply) == 'object' && type(reply.error) == 'string';
 };
 
 // A hostile value quoted for a message: JSON escaping makes quotes and
@@ -105,6 +103,11 @@ export function check(args, spec) {
 
 		if (type(v) != s.type)
 			return bad(k, "argument '%s' must be %s", k, TYPES[s.type]);
+
+		// before any grammar: a pattern takes one line of several
+		// (reterm.validate one_line())
+		if (s.type == 'string' && !one_line(v, true))
+			return bad(k, "argument '%s' must not contain a line break or control character", k);
 
 		let c = s.check ? s.check(v) : v;
 

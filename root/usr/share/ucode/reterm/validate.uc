@@ -8,9 +8,37 @@
 // Note: ucode regular expressions anchor ^ and $ at line boundaries, so a
 // pattern alone would accept "80\n; flush ruleset".  Every check therefore
 // goes through printable(), which only admits printable ASCII without
-// spaces (0x21..0x7e), before any pattern is applied.
+// spaces (0x21..0x7e), before any pattern is applied; the checks of
+// other modules go through one_line() or matches().
 
 'use strict';
+
+// One line of text: a string without a line break, a NUL or another
+// control character (0x00-0x1f, 0x7f; a tab only where tab is true, as
+// between the tokens of a list).  ucode compiles regex literals with
+// REG_NEWLINE, so ^ and $ match at every line (/^[0-9]+$/ takes
+// "4000\nx", which + makes NaN), and match(), split() and replace() stop
+// at a NUL ("4000" + NUL + "x" is "4000" to them): every value from
+// outside (UCI, ubus, a file) passes this or printable() before a
+// pattern or a split sees it.
+export function one_line(s, tab) {
+	if (type(s) != 'string')
+		return false;
+
+	for (let i = 0; i < length(s); i++) {
+		let c = ord(s, i);
+
+		if ((c < 0x20 && !(tab && c == 0x09)) || c == 0x7f)
+			return false;
+	}
+
+	return true;
+};
+
+// match(s, re) for a value from outside: null unless s is one_line()
+export function matches(s, re) {
+	return one_line(s) ? match(s, re) : null;
+};
 
 function printable(s, maxlen) {
 	if (type(s) != 'string' || length(s) < 1 || length(s) > maxlen)
@@ -127,8 +155,9 @@ export function ports(s) {
 			return [ [ 80, 80 ], [ 443, 443 ] ];
 
 		// Only spaces and tabs separate tokens; anything else that is not
-		// printable fails the per-token check below.
-		if (length(s) > MAX_PORT_TOKENS * 12)
+		// printable fails the per-token check below (a NUL before the
+		// split: split() would end the string there)
+		if (length(s) > MAX_PORT_TOKENS * 12 || !one_line(s, true))
 			return null;
 
 		tokens = filter(split(s, /[ \t]+/), t => t != '');
@@ -267,7 +296,7 @@ export function cidr(s) {
 // An https:// URL must name its host (no IP literal): the certificate is
 // checked against the name.
 
-export const MAX_URL = 256;
+const MAX_URL = 256;
 
 export function hostname(s) {
 	if (!printable(s, 253))

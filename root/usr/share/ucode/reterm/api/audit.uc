@@ -40,7 +40,7 @@ export const MAX_RTT_MS = 2000;
 
 // Share of the busy time limited by the receive window from which the
 // window is called the bottleneck.
-export const RWND_LIMITED_PCT = 20;
+const RWND_LIMITED_PCT = 20;
 
 export const SETS = [ 'on', 'syn', 'noscale', 'smallwin', 'window' ];
 
@@ -158,7 +158,7 @@ export function passive(sets) {
 };
 
 // Canonical address text; IPv4-mapped IPv6 becomes IPv4.
-export function canon_ip(s) {
+function canon_ip(s) {
 	let a = iptoarr(s);
 
 	if (type(a) != 'array')

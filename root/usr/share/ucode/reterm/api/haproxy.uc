@@ -11,7 +11,7 @@
 
 import { stat } from 'fs';
 
-export const STATS_SOCKET = '/var/run/reterm/haproxy.sock';
+const STATS_SOCKET = '/var/run/reterm/haproxy.sock';
 
 // Sessions our haproxy frontend holds now: the "scur" column of the
 // FRONTEND rows of "show stat".

@@ -19,14 +19,14 @@
 export const STATE_FILE = '/var/run/reterm/state';
 export const STARTS_FILE = '/var/run/reterm/haproxy.starts';
 export const ERR_FILE = '/var/run/reterm/haproxy.err';
-export const RESULTS = [ 'ok', 'disabled', 'rejected', 'failed' ];
+const RESULTS = [ 'ok', 'disabled', 'rejected', 'failed' ];
 
 // crash loop: this many starts within CRASH_WINDOW_S, the last one less
 // than STABLE_S ago or no longer running
 export const CRASH_STARTS = 3, CRASH_WINDOW_S = 120, STABLE_S = 30;
 
 // one line of printable ASCII, at most 200 characters
-export function clean_line(s) {
+function clean_line(s) {
 	if (type(s) != 'string')
 		return null;
 
@@ -60,7 +60,7 @@ export function parse_state(text) {
 // e.g. "cannot bind socket"; later alerts are consequences such as "Some
 // protocols failed to start their listeners! Exiting."), else its last
 // non-empty line.
-export function error_line(text) {
+function error_line(text) {
 	let lines = filter(split(substr(text ?? '', 0, 16384), '\n'), l => length(trim(l)));
 
 	for (let l in lines)

@@ -32,9 +32,9 @@
 
 import { netdev } from 'reterm.validate';
 
-export const MAX_INTERFACES = 64;
-export const MAX_PORTS = 64;
-export const SPEED_MAX_MBIT = 1000000;
+const MAX_INTERFACES = 64;
+const MAX_PORTS = 64;
+const SPEED_MAX_MBIT = 1000000;
 
 // 1-32 of A-Z a-z 0-9 _ . -, checked per byte: ucode's regular
 // expressions treat a newline specially (^ and $ match at it, [^...]

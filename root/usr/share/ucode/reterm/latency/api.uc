@@ -14,7 +14,7 @@
 
 'use strict';
 
-import { test_url, grammar } from 'reterm.validate';
+import { test_url, grammar, matches } from 'reterm.validate';
 import { dispatch } from 'reterm.reply';
 
 export const OBJECT = 'reterm.latency';
@@ -22,7 +22,7 @@ export const MAX_STREAMS = 16, DEFAULT_STREAMS = 4;
 
 // arguments every test_start has in common with the saved test settings
 const TEST_ARGS = {
-	endpoint: { type: 'string', check: (v) => match(v, /^[a-z0-9-]{1,32}$/) ? v : null,
+	endpoint: { type: 'string', check: (v) => matches(v, /^[a-z0-9-]{1,32}$/) ? v : null,
 	            grammar: 'the id of a built-in test endpoint (see status: endpoints)', example: 'cloudflare' },
 	download_url: { type: 'string', check: test_url, grammar: grammar.url,
 	                example: 'http://192.0.2.10/bytes/1000000000' },
@@ -56,7 +56,7 @@ export const METHODS = {
 	test_stop: { args: {}, codes: [ 'invalid_argument', 'no_test' ] },
 	results: {
 		args: {
-			id: { type: 'string', check: (v) => match(v, /^[0-9a-f]{1,16}$/) ? v : null,
+			id: { type: 'string', check: (v) => matches(v, /^[0-9a-f]{1,16}$/) ? v : null,
 			      grammar: 'a result id (1-16 hex digits)', example: '406fc086' }
 		},
 		codes: [ 'invalid_argument', 'not_found' ]

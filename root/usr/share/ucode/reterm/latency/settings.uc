@@ -12,7 +12,8 @@ import * as counters from 'reterm.latency.live.counters';
 import * as store from 'reterm.latency.test.store';
 import * as target from 'reterm.latency.target';
 import * as autorate from 'reterm.latency.autorate.controller';
-import { netdev, ip as ip_literal, hostname } from 'reterm.validate';
+import { MAX_REFLECTORS } from 'reterm.latency.autorate.reflectors';
+import { netdev, ip as ip_literal, hostname, port, bool, one_line, matches } from 'reterm.validate';
 
 export const DEFAULT_REFLECTORS = [ '1.1.1.1', '9.9.9.9', '8.8.8.8', '2606:4700:4700::1111' ];
 
@@ -36,7 +37,7 @@ export function load_policy(cursor) {
 	let ca = cursor.get('reterm_admin', 'latency', 'ca_file');
 
 	if (ca != null) {
-		if (type(ca) == 'string' && match(ca, /^\/[A-Za-z0-9._\/-]{1,200}$/) && index(ca, '..') < 0 && index(ca, '//') < 0)
+		if (matches(ca, /^\/[A-Za-z0-9._\/-]{1,200}$/) && index(ca, '..') < 0 && index(ca, '//') < 0)
 			out.ca_file = ca;
 		else
 			push(out.warnings, sprintf('reterm_admin ca_file %J is not an absolute path of safe characters, using %s',
@@ -45,7 +46,12 @@ export function load_policy(cursor) {
 
 	let v = cursor.get('reterm_admin', 'latency', 'test_server');
 
-	for (let h in (type(v) == 'array') ? v : (type(v) == 'string') ? split(trim(v), /[ \t]+/) : []) {
+	// an option of several names split at spaces (not at a NUL: split()
+	// would end the string there, and trim() would hide a line break)
+	if (type(v) == 'string')
+		v = one_line(v, true) ? split(trim(v), /[ \t]+/) : [ v ];
+
+	for (let h in (type(v) == 'array') ? v : []) {
 		let c = ip_literal(h) ?? hostname(h);
 
 		if (c == null)
@@ -56,8 +62,10 @@ export function load_policy(cursor) {
 
 	let p = cursor.get('reterm', 'main', 'port');
 
-	if (p != null && match(p, /^[1-9][0-9]{0,4}$/) && +p <= 65535)
-		out.proxy_port = +p;
+	if (p != null && port(p) == null)
+		push(out.warnings, sprintf('reterm main port %J is not a port 1-65535, using %d', substr('' + p, 0, 32), out.proxy_port));
+	else if (p != null)
+		out.proxy_port = port(p);
 
 	return out;
 };
@@ -74,7 +82,12 @@ function load_autorate(cursor, q, cfg, warnings) {
 	let want = [];
 
 	cursor.foreach('reterm', 'autorate', (s) => {
-		if (s.enabled == '1')
+		let on = bool(s.enabled);
+
+		if (s.enabled != null && on == null)
+			push(warnings, sprintf('autorate %J: enabled %J is not 0 or 1, so it is off', s['.name'],
+				substr('' + s.enabled, 0, 32)));
+		else if (on)
 			push(want, s);
 	});
 
@@ -97,7 +110,7 @@ function load_autorate(cursor, q, cfg, warnings) {
 
 		for (let d in autorate.DIRS) {
 			let base = s[`${d}_base`] ?? ((sqm[d] > 0) ? '' + sqm[d] : null);
-			let b = match(base ?? '', /^[0-9]{1,9}$/) ? +base : null;
+			let b = matches(base, /^[0-9]{1,9}$/) ? +base : null;
 
 			given[`${d}_base`] = base;
 			given[`${d}_min`] = s[`${d}_min`] ?? ((b != null) ? '' + max(autorate.MIN_KBIT, int(b / 4)) : null);
@@ -126,7 +139,12 @@ function load_autorate(cursor, q, cfg, warnings) {
 //     cake { dl, ul } (devices), warnings }
 export function load_config(cursor, wan_lookup) {
 	let s = cursor.get_all('reterm', 'latency') ?? {};
-	let warnings = [], cfg = { enabled: s.enabled != '0' };
+	let warnings = [], cfg = { enabled: bool(s.enabled ?? '1') };
+
+	if (cfg.enabled == null) {
+		push(warnings, sprintf('enabled %J is not 0 or 1, using 1', substr('' + s.enabled, 0, 32)));
+		cfg.enabled = true;
+	}
 
 	let refl = s.reflector;
 
@@ -134,8 +152,19 @@ export function load_config(cursor, wan_lookup) {
 		refl = [ refl ];
 
 	cfg.reflectors = [];
+	refl ??= [];
 
-	for (let r in refl ?? []) {
+	for (let i = 0; i < length(refl); i++) {
+		let r = refl[i];
+
+		// the rest is not even read (reterm.latency.autorate.reflectors
+		// MAX_REFLECTORS says why)
+		if (length(cfg.reflectors) >= MAX_REFLECTORS) {
+			push(warnings, sprintf('at most %d reflectors are probed: the %d entries from %J on are ignored',
+				MAX_REFLECTORS, length(refl) - i, substr('' + r, 0, 48)));
+			break;
+		}
+
 		let ip = ip_literal(r);
 
 		if (ip == null)

@@ -18,7 +18,7 @@
 
 // Grade scale on the mean ADDED latency, upper bounds exclusive: a value
 // exactly on a bound gets the worse grade.
-export const GRADES = [
+const GRADES = [
 	{ grade: 'A+', below: 5 },
 	{ grade: 'A', below: 30 },
 	{ grade: 'B', below: 60 },
@@ -29,10 +29,10 @@ export const GRADES = [
 
 export const RPM_FAIR = 300, RPM_GOOD = 1000, RPM_EXCELLENT = 6000;
 export const MIN_SHAPER_SHARE = 0.8, MAX_LOSS = 0.025;
-export const PEAK_WINDOW_MS = 400;
+const PEAK_WINDOW_MS = 400;
 
 // finite number >= 0, else null
-export function num(v) {
+function num(v) {
 	let t = type(v);
 
 	if (t == 'int')
@@ -67,7 +67,7 @@ export function grade(added_ms) {
 			return g.grade;
 };
 
-export function grade_index(g) {
+function grade_index(g) {
 	for (let i = 0; i < length(GRADES); i++)
 		if (GRADES[i].grade === g)
 			return i;

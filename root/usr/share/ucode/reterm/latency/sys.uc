@@ -63,7 +63,7 @@ export function wall() {
 };
 
 // 8 random hex digits
-export function random_id() {
+function random_id() {
 	let b = fs.readfile('/dev/urandom', 4);
 
 	if (b == null || length(b) != 4)

@@ -24,7 +24,7 @@
 
 'use strict';
 
-export const PORTS = [ 80, 443, 8080 ];
+const PORTS = [ 80, 443, 8080 ];
 export const PROXY_PORT = 15001;
 
 // [ prefix, length, what ] (what: for the log)
@@ -60,7 +60,7 @@ function parse_nets(list) {
 const NETS4 = parse_nets(V4), NETS6 = parse_nets(V6);
 
 // a (byte array) inside net/len (same family)
-export function in_prefix(a, net, len) {
+function in_prefix(a, net, len) {
 	if (length(a) != length(net))
 		return false;
 
@@ -196,7 +196,7 @@ export function own(fib_trie, if_inet6) {
 };
 
 // why ip (text) is this router, or null
-export function own_reason(ip, mine) {
+function own_reason(ip, mine) {
 	let a = iptoarr(ip);
 
 	if (type(a) != 'array')
@@ -222,7 +222,7 @@ function local(ip, mine) {
 }
 
 // Is the test server named by the admin (reterm_admin.latency.test_server)?
-export function admin_named(url, servers) {
+function admin_named(url, servers) {
 	return index(servers ?? [], url.host) >= 0;
 };
 

@@ -72,6 +72,7 @@
 
 import * as stats from 'reterm.latency.stats';
 import * as reflectors from 'reterm.latency.autorate.reflectors';
+import { matches } from 'reterm.validate';
 
 export const BLOAT_OF = 2, STALE_MS = 2000, WINDOW_MS = 2000;
 export const CUT_SHARE = 0.15, CUT_FACTOR = 0.9, DRAIN_FACTOR = 0.5, DRAIN_SPAN_MS = 250,
@@ -101,7 +102,7 @@ function whole(v) {
 	if (type(v) == 'int')
 		return v;
 
-	if (type(v) == 'string' && match(v, /^[0-9]{1,9}$/))
+	if (matches(v, /^[0-9]{1,9}$/))
 		return +v;
 
 	return null;

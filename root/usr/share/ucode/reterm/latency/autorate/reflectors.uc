@@ -40,11 +40,18 @@ export const WINDOW = 6, OWD_TOL_MS = 5, OWD_MISFITS = 5;
 export const HEALTH_N = 10, LOST_OF = 5, SHUN_MS = 600000, GONE_MS = 60000;
 export const FALLBACK_EVERY = 4;
 export const JUDGE_MS = 1000, ERRATIC_OF = 4, STRIKE_MS = 20000;
+
+// At most this many configured reflectors (reterm.latency.settings
+// refuses the rest): at the idle probe rate (one a second), while near
+// hops leave the configured ones one probe in FALLBACK_EVERY, each of 12
+// is still probed every 48 s, before GONE_MS forgets its baseline; and a
+// round stays short (its building is quadratic in the targets)
+export const MAX_REFLECTORS = 12;
 const DAY_MS = 86400000;
 
 // one-way parts of a delay: each within the whole of it, and together
 // most of it (their baselines' sum is at most the RTT's)
-export function fits(dir, delta) {
+function fits(dir, delta) {
 	return dir.ul >= -OWD_TOL_MS && dir.dl >= -OWD_TOL_MS && dir.ul <= delta + OWD_TOL_MS &&
 		dir.dl <= delta + OWD_TOL_MS && dir.ul + dir.dl >= delta - max(OWD_TOL_MS, delta / 2);
 };
@@ -87,9 +94,10 @@ function gcd(a, b) {
 // every reflector the same share.  Each target is spread over the round
 // and the families alternate as far as their shares allow: one-way
 // delays (ICMP timestamps) come over IPv4 only, and IPv6 probes in a row
-// from two reflectors are a bloat that names no direction.
+// from two reflectors are a bloat that names no direction.  Only the
+// first MAX_REFLECTORS configured ones, whoever passes more.
 export function round(near, configured, off) {
-	let conf = filter(configured, (t) => index(near, t) < 0);
+	let conf = filter(slice(configured, 0, MAX_REFLECTORS), (t) => index(near, t) < 0);
 	let on = (list) => filter(list, (t) => index(off ?? [], t) < 0);
 	let n = on(near), c = on(conf);
 

@@ -24,7 +24,7 @@
 
 'use strict';
 
-import { netdev } from 'reterm.validate';
+import { netdev, matches } from 'reterm.validate';
 
 function n(v) {
 	let t = type(v);
@@ -121,7 +121,7 @@ export function delta(prev, cur) {
 //   recent(window_ms)     {rx, tx} bit/s over the last window (load detector)
 // readings are kept this long: a second is turned into a row up to
 // ~3.5 s after it ended (when its last probe has answered or timed out)
-export const KEEP_MS = 8000;
+const KEEP_MS = 8000;
 
 export function rates() {
 	let log = [];	// [t_ms, rx, tx], oldest first, KEEP_MS kept
@@ -282,7 +282,7 @@ export function sqm_queues(cursor) {
 		if (s.enabled != '1' || netdev(s.interface) == null)
 			return;
 
-		let kbit = (v) => (match(v ?? '', /^[0-9]{1,9}$/) ? +v * 1000 : 0);
+		let kbit = (v) => (matches(v, /^[0-9]{1,9}$/) ? +v * 1000 : 0);
 
 		push(out, {
 			name: s['.name'],

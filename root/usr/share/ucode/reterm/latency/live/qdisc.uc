@@ -29,7 +29,7 @@ export const TC_PATHS = [ '/usr/sbin/tc', '/sbin/tc', '/usr/bin/tc', '/bin/tc' ]
 export const ANSWER_MS = 900;	// no answer by then: restart tc next time
 export const MAX_RESTARTS = 3;
 export const BACKOFF_MS = 5000, BACKOFF_MAX_MS = 60000;
-export const CLOSE_MS = 500;	// close(): tc's time to finish what it was sent
+const CLOSE_MS = 500;	// close(): tc's time to finish what it was sent
 
 // paths: where to look for tc (tests hand in stand-ins)
 export function open(env, paths) {

@@ -25,7 +25,7 @@
 
 // Column order of stored rows; units as ring.js: ms with one decimal,
 // bit/s, counts and bytes as integers.
-export const COLS = [
+const COLS = [
 	'min', 'med', 'max', 'base', 'sent', 'lost', 'rx', 'tx',
 	'dl_pk', 'dl_av', 'ul_pk', 'ul_av', 'dl_drop', 'ul_drop', 'dl_ecn', 'ul_ecn', 'dl_bl', 'ul_bl',
 	'sh_rx', 'sh_tx'

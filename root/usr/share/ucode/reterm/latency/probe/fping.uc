@@ -14,7 +14,7 @@
 import * as child from 'reterm.latency.child';
 import { ip } from 'reterm.validate';
 
-export const FPING_PATHS = [ '/usr/bin/fping', '/usr/sbin/fping', '/bin/fping', '/sbin/fping' ];
+const FPING_PATHS = [ '/usr/bin/fping', '/usr/sbin/fping', '/bin/fping', '/sbin/fping' ];
 
 // "1.1.1.1   : [12], 64 bytes, 12.3 ms (12.1 avg, 0% loss)" -> {target, seq, rtt}
 export function parse_fping_line(line) {

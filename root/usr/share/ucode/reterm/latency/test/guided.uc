@@ -45,7 +45,7 @@
 
 import * as stats from 'reterm.latency.stats';
 
-export const SCHEDULE = [
+const SCHEDULE = [
 	{ name: 'idle', secs: 5, load: [] },
 	{ name: 'download', secs: 10, load: [ 'down' ] },
 	{ name: 'idle', secs: 2, load: [] },
@@ -85,7 +85,7 @@ function r1(v) {
 
 // rate (bit/s) over [from_ms, to_ms] from [{t, <key>}] readings: the first
 // reading at or after from_ms and the last at or before to_ms
-export function rate_between(readings, key, from_ms, to_ms) {
+function rate_between(readings, key, from_ms, to_ms) {
 	let a = null, b = null;
 
 	for (let r in readings) {
@@ -130,7 +130,7 @@ export function spread(readings, key, from_ms, to_ms) {
 //   d.readings  [{ t, wan_rx, wan_tx, down, up }] byte counters
 //   d.phases    phases() of the schedule (cut at d.elapsed_ms if stopped)
 //   d.shaper    { rx, tx } bit/s or null; d.meta copied into the result
-export function compute(d) {
+function compute(d) {
 	let res = { v: VERSION, ...(d.meta ?? {}) };
 	let ph = d.phases;
 

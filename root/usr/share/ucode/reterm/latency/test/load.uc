@@ -38,10 +38,10 @@
 
 'use strict';
 
-export const UPLOAD_LENGTH = 1000000000;	// announced POST body size
+const UPLOAD_LENGTH = 1000000000;	// announced POST body size
 const CHUNK = 65536, READ = 262144, MAX_HEADER = 16384, EAGAIN = 11;
 const RECONNECT_MS = 500;
-export const CONNECT_TIMEOUT_MS = 5000;
+const CONNECT_TIMEOUT_MS = 5000;
 
 let body_chunk = null;
 
@@ -78,7 +78,7 @@ export function request(url, dir) {
 
 // Status code of a response head, or null when the head is incomplete
 // (-1 when it is not HTTP at all).
-export function response_status(head) {
+function response_status(head) {
 	let end = index(head, '\r\n\r\n');
 
 	if (end < 0)

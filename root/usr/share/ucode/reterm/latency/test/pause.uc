@@ -26,6 +26,7 @@
 'use strict';
 
 import { error } from 'reterm.reply';
+import { one_line } from 'reterm.validate';
 
 export const RUN_SH = '/usr/lib/sqm/run.sh', STATE_DIR = '/var/run/sqm';
 export const RECORD = '/var/run/reterm/pause.json', GRACE_S = 60, RUN_MS = 15000;
@@ -33,7 +34,7 @@ export const RECORD = '/var/run/reterm/pause.json', GRACE_S = 60, RUN_MS = 15000
 const MAX_RECORD = 4096;
 
 function netdev(s) {
-	return (type(s) == 'string' && match(s, /^[A-Za-z0-9_.@-]{1,15}$/)) ? s : null;
+	return (one_line(s) && match(s, /^[A-Za-z0-9_.@-]{1,15}$/)) ? s : null;
 }
 
 export function create(env) {

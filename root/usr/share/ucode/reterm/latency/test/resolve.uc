@@ -26,7 +26,7 @@ export const RESOLVE_TIMEOUT_MS = 5000;
 
 // run by the child: ARGV[0] is the host name (already checked by
 // reterm.validate: letters, digits, "-" and ".", no leading "-")
-export const CODE = "let s = require('socket'), r = s.addrinfo(ARGV[0], null, { socktype: s.SOCK_STREAM }), a = [];\n" +
+const CODE = "let s = require('socket'), r = s.addrinfo(ARGV[0], null, { socktype: s.SOCK_STREAM }), a = [];\n" +
 	"for (let x in r ?? []) if (x.addr?.address != null && index(a, x.addr.address) < 0) push(a, x.addr.address);\n" +
 	"print(sprintf('%J\\n', (r == null) ? { error: '' + s.error() } : { addresses: a }));\n";
 

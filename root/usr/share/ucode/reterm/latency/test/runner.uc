@@ -21,11 +21,11 @@ import { CA_FILE } from 'reterm.latency.settings';
 // the guided test: a gap after each test (ended or stopped) before the
 // next may start; how long a name may take to resolve (the resolver's
 // own limit and a little) is reterm.latency.test.pick's
-export const TEST_GAP_MS = 30000;
+const TEST_GAP_MS = 30000;
 
 // test_start's one answer for every refused target (the reason goes to
 // the log only: the reply must not tell what is there)
-export const REFUSED_TEXT = 'the test server is not allowed: test servers must be public Internet addresses ' +
+const REFUSED_TEXT = 'the test server is not allowed: test servers must be public Internet addresses ' +
 	'(every address the name resolves to) on port 80, 443 or 8080; a server on the local network can only be ' +
 	'allowed by the router\'s administrator (option test_server in /etc/config/reterm_admin)';
 

@@ -97,9 +97,14 @@ function write(fs, path, text, fsync) {
 	if (!f)
 		return false;
 
-	let ok = f.write(text) == length(text) && f.flush();
+	// flush()'s answer is not used: OpenWrt 24.10's ucode answers null
+	// when it worked and true when it failed; the size on disk after
+	// close() tells (a full disk cuts the file short)
+	let ok = f.write(text) == length(text);
 
+	f.flush();
 	f.close();
+	ok = ok && fs.stat(tmp)?.size == length(text);
 
 	if (!ok || (fsync && !fsync(tmp)) || !fs.rename(tmp, path)) {
 		fs.unlink(tmp);
