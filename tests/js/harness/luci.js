@@ -23,18 +23,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRouter } from './router.js';
+import { luciEnv, luciMissing, LUCI_ROOT } from './dispatcher.js';
 export { ubusStatus, rpcError, httpStatus, noAnswer } from './router.js';
 import { openTab } from './browser.js';
 import { createFormHelpers } from './formhelpers.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-export const OWRT = process.env.RETERM_OWRT || '/opt/owrt';
-const LUCI_ROOT = `${OWRT}/root`;
+export { OWRT, luciMissing } from './dispatcher.js';
 const RESOURCES = `${LUCI_ROOT}/www/luci-static/resources`;
-
-/** Why the tier cannot run LuCI here, or null. */
-export const luciMissing = existsSync(`${RESOURCES}/luci.js`) && existsSync(`${RESOURCES}/cbi.js`) ? null
-	: `LuCI is not built: no ${RESOURCES}/luci.js (tests/deps.sh builds it with tools/owrt/build.sh; RETERM_OWRT=${OWRT})`;
 
 const byDocument = new WeakMap();
 const harnessOf = node => {
@@ -137,29 +133,6 @@ export const lifecycle = {
 	}
 };
 
-/* /etc/config/<name> of the OpenWrt root, as uci sections */
-function rootConfig(name) {
-	const file = `${LUCI_ROOT}/etc/config/${name}`, out = {};
-	if (!existsSync(file))
-		return out;
-	let cur = null, n = 0;
-	const unq = s => (s || '').replace(/^'(.*)'$|^"(.*)"$/, '$1$2');
-	for (const line of readFileSync(file, 'utf8').split('\n')) {
-		const m = /^\s*(config|option|list)\s+(\S+)(?:\s+(.*?))?\s*$/.exec(line);
-		if (!m)
-			continue;
-		if (m[1] === 'config') {
-			const sid = m[3] ? unq(m[3]) : `cfg${(++n).toString(16).padStart(6, '0')}`;
-			cur = out[sid] = { '.type': m[2], '.anonymous': !m[3] };
-		}
-		else if (cur && m[1] === 'option')
-			cur[m[2]] = unq(m[3]);
-		else if (cur)
-			(cur[m[2]] = Array.isArray(cur[m[2]]) ? cur[m[2]] : []).push(unq(m[3]));
-	}
-	return out;
-}
-
 const SCRIPTS = new Map();
 function script(name) {
 	if (!SCRIPTS.has(name))
@@ -187,8 +160,6 @@ export function text(node) {
  */
 export function createHarness(opts = {}) {
 	const router = opts.router || createRouter({ htdocs: `${REPO_ROOT}/htdocs`, luciRoot: LUCI_ROOT });
-	if (!opts.router)
-		router.uci.seed('luci', rootConfig('luci'));
 	const path = opts.path || 'admin/network/reterm';
 	const session = opts.session || null;
 	const tab = openTab({ router, url: `http://router.test/cgi-bin/luci/${path}`, storage: session ? session.data : opts.storage,
@@ -200,22 +171,12 @@ export function createHarness(opts = {}) {
 	let booted = null, bootCalls = 0, modals = [];
 
 	function boot() {
-		const luci = router.uci.dump('luci') || {};
-		const apply = luci.apply || {};
 		document.documentElement.innerHTML = '<head><script src="/luci-static/resources/luci.js?v=test"></script></head>' +
 			'<body><div id="maincontent" class="container"><div id="view"><div class="spinning">Loading view…</div></div></div></body>';
 		tab.run(script('cbi.js'), `http://router.test/luci-static/resources/cbi.js`);
 		tab.run(script('luci.js'), `http://router.test/luci-static/resources/luci.js`);
 		/* as luci's header.ut does */
-		window.L = new window.LuCI(Object.assign({
-			media: '/luci-static/bootstrap', resource: '/luci-static/resources', scriptname: '/cgi-bin/luci',
-			pathinfo: `/${path}`, documentroot: '/www', requestpath: path.split('/'), dispatchpath: path.split('/'),
-			pollinterval: 5, ubuspath: (luci.main && luci.main.ubuspath) || '/ubus/',
-			sessionid: '0123456789abcdef0123456789abcdef', token: '0123456789abcdef0123456789abcdef', nodespec: {},
-			apply_rollback: Math.max(+apply.rollback || 90, 90), apply_holdoff: Math.max(+apply.holdoff || 4, 1),
-			apply_timeout: Math.max(+apply.timeout || 5, 1), apply_display: Math.max(+apply.display || 1.5, 1),
-			rollback_token: null
-		}, opts.env));
+		window.L = new window.LuCI(luciEnv({ path, luci: router.uci.dump('luci') || {}, overrides: opts.env }));
 		document.dispatchEvent(new window.Event('DOMContentLoaded'));
 		return settle().then(() => window.L.require('ui')).then(ui => {
 			if (!window.L.loaded)
@@ -237,7 +198,11 @@ export function createHarness(opts = {}) {
 
 	const L = () => booted || (booted = boot());
 	/* the notification banners LuCI's ui shows in #maincontent */
-	const notifications = () => Array.from(document.querySelectorAll('#maincontent > .alert-message:not(.fade-out)')).map(n => {
+	/* children are walked, not selected: jsdom's selector engine walks the
+	 * whole subtree for '>' and ':scope' (30 ms on a page with the charts'
+	 * tables) */
+	const childrenOf = (el, cls) => (el ? Array.from(el.children) : []).filter(c => c.classList.contains(cls));
+	const notifications = () => childrenOf(document.getElementById('maincontent'), 'alert-message').filter(n => !n.classList.contains('fade-out')).map(n => {
 		const h4 = n.querySelector('h4');
 		return { title: h4 ? text(h4) : null, text: text(n.firstElementChild).replace(h4 ? text(h4) : '', '').trim(),
 			classes: Array.from(n.classList).filter(c => c !== 'alert-message' && c !== 'fade-in'), node: n };
@@ -263,7 +228,7 @@ export function createHarness(opts = {}) {
 			await L();
 			await settle();
 			const vp = document.getElementById('view');
-			if (vp.querySelector(':scope > .spinning')) {
+			if (childrenOf(vp, 'spinning').length) {
 				const n = notifications().filter(x => x.classes.includes('danger')).map(x => `${x.title}: ${x.text}`);
 				throw new Error(`the view did not render${n.length ? `: ${n.join('; ')}` : ''}`);
 			}
@@ -362,7 +327,7 @@ export function createHarness(opts = {}) {
 			get notifications() { return notifications(); },
 			get modals() { return modals; },
 			/** the modal open now, or null */
-			modal: () => document.body.classList.contains('modal-overlay-active') ? document.querySelector('#modal_overlay > .modal') : null
+			modal: () => document.body.classList.contains('modal-overlay-active') ? childrenOf(document.getElementById('modal_overlay'), 'modal')[0] || null : null
 		},
 
 		poll: {

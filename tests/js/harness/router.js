@@ -4,7 +4,11 @@
  * own code (luci.js, ui.js, form.js, uci.js, rpc.js, fs.js run as built
  * in $RETERM_OWRT); it answers:
  *
- *   GET  /luci-static/resources/<path>.js  our htdocs/ first, then LuCI's
+ *   GET  /luci-static/resources/<path>  our htdocs/ first, then LuCI's;
+ *        /luci-static/<theme>/<path> the theme's (cascade.css, ...)
+ *   GET  /cgi-bin/luci/<path>    what LuCI's dispatcher renders
+ *        (dispatcher.js): the page of a view in the menu.d files,
+ *        admin/menu, admin/translations/<lang>
  *   POST /ubus/                  JSON-RPC 2.0, single or batched: `list`
  *        and `call` of ubus objects: `uci` (ucistore.js), `file` list /
  *        read / stat from `files`, `session access`, `luci getFeatures`,
@@ -14,7 +18,7 @@
  *        changes (with rollback pending until confirmed) or drop them
  *   anything else                404
  *
- *   const r = createRouter({ htdocs, luciRoot });
+ *   const r = createRouter({ htdocs, luciRoot });   // /etc/config/luci from luciRoot
  *   r.handle('reterm', 'hosts', params => ({ hosts: [] }));
  *   r.handle('reterm', 'apply', () => r.status(6));     // a ubus status
  *   r.handle('reterm', 'x', () => r.error(-32000, 'Object not found'));
@@ -32,15 +36,21 @@
  * /ubus/", ... but static files).
  */
 
-import { readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, existsSync, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import { createUciStore } from './ucistore.js';
+import { createDispatcher, rootConfig } from './dispatcher.js';
 
-const sources = new Map();	/* file -> text, shared by every router */
+const TYPES = { '.js': 'application/javascript', '.css': 'text/css', '.json': 'application/json', '.svg': 'image/svg+xml',
+	'.png': 'image/png', '.gif': 'image/gif', '.html': 'text/html' };
+const BINARY = new Set(['.png', '.gif']);
+
+const sources = new Map();	/* file -> text (a Buffer for images), shared by every router */
 
 function readCached(file) {
 	if (!sources.has(file))
-		sources.set(file, existsSync(file) ? readFileSync(file, 'utf8') : null);
+		sources.set(file, existsSync(file) && statSync(file).isFile()
+			? readFileSync(file, BINARY.has(extname(file)) ? null : 'utf8') : null);
 	return sources.get(file);
 }
 
@@ -62,8 +72,11 @@ const HTTP_TEXT = { 200: 'OK', 204: 'No Content', 400: 'Bad Request', 403: 'Forb
 	500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable' };
 const wire = v => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
 
-export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname = '/cgi-bin/luci' }) {
+export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname = '/cgi-bin/luci',
+	menuDirs = [join(luciRoot, 'usr/share/luci/menu.d'), join(htdocs, '../root/usr/share/luci/menu.d')] }) {
 	const uci = createUciStore();
+	uci.seed('luci', rootConfig(luciRoot, 'luci'));
+	const dispatcher = createDispatcher({ menuDirs });
 	const handlers = new Map();
 	const files = {};
 	const calls = [], loads = [], fileCalls = [], applies = [], commits = [], requests = [], uciWrites = [];
@@ -73,16 +86,29 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 		({ status, statusText: HTTP_TEXT[status] || '', headers: { 'content-type': type }, body: body ?? '' });
 	const json = (status, v) => reply(status, JSON.stringify(v), 'application/json');
 
+	/* /luci-static/...: resources from our htdocs first, the rest LuCI's */
 	function staticFile(path) {
-		const rel = path.replace(/^\/luci-static\/resources\//, '');
+		const rel = path.replace(/^\/luci-static\//, '');
 		if (rel === path || rel.split('/').includes('..'))
 			return null;
-		for (const base of [join(htdocs, 'luci-static/resources'), join(luciRoot, 'www/luci-static/resources')]) {
-			const text = readCached(join(base, rel));
-			if (text != null)
-				return reply(200, text, rel.endsWith('.js') ? 'application/javascript' : 'text/plain');
+		const bases = rel.startsWith('resources/') ? [join(htdocs, 'luci-static'), join(luciRoot, 'www/luci-static')]
+			: [join(luciRoot, 'www/luci-static')];
+		for (const base of bases) {
+			const body = readCached(join(base, rel));
+			if (body != null)
+				return reply(200, body, TYPES[extname(rel)] || 'text/plain');
 		}
 		return null;
+	}
+
+	/* GET /cgi-bin/luci/...: LuCI's dispatcher */
+	function dispatch(path) {
+		if (path === 'admin/menu')
+			return json(200, dispatcher.menu());
+		if (/^admin\/translations\/[a-z_-]+$/i.test(path))
+			return reply(200, 'window.TR={};', 'application/javascript');
+		const html = dispatcher.page(path, uci.dump('luci') || {}, api.env);
+		return html == null ? reply(404, 'Not Found') : reply(200, html, 'text/html; charset=utf-8');
 	}
 
 	function fileCall(method, { path }) {
@@ -175,8 +201,10 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 		return reply(404);
 	}
 
-	return {
+	const api = {
 		uci, files, calls, loads, fileCalls, applies, commits, requests, uciWrites,
+		/** merged into the L.env of the pages the router renders */
+		env: {},
 
 		/** Answer ubus `object`.`method` with fn(params) (or a fixed value). */
 		handle(object, method, fn) {
@@ -196,8 +224,10 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 			if (!path.startsWith('/luci-static/'))
 				requests.push(`${method} ${path}`);
 			try {
-				if (method === 'GET' && path.startsWith('/luci-static/resources/'))
+				if (method === 'GET' && path.startsWith('/luci-static/'))
 					return staticFile(path) || reply(404, 'Not Found');
+				if (method === 'GET' && path.startsWith(`${scriptname}/`))
+					return dispatch(path.slice(scriptname.length + 1).replace(/\/+$/, ''));
 				if (method === 'POST' && path.startsWith(ubuspath)) {
 					const msg = JSON.parse(body);
 					return json(200, Array.isArray(msg) ? await Promise.all(msg.map(jsonrpc)) : await jsonrpc(msg));
@@ -218,4 +248,5 @@ export function createRouter({ htdocs, luciRoot, ubuspath = '/ubus/', scriptname
 			}
 		}
 	};
+	return api;
 }
