@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createHarness } from './harness/luci.js';
 
@@ -227,14 +227,22 @@ describe('the lab CLI (tests/lab/shaping-opts.mjs)', () => {
 		expect(j.commands.some(c => c.startsWith('tc qdisc add dev veth-r root'))).toBe(false);
 	});
 
-	it('refuses bad arguments with exit code 2', () => {
-		for (const args of [[], ['--wan', 'eth1;x'], ['--wan', 'eth1', '--rtt', '2000'], ['--wan', 'eth1', '--overhead-bytes', '300'],
-			['--wan', 'eth1', '--extra-egress', 'nat'], ['--wan', 'eth1', '--down-kbit', '18M'], ['--wan', 'eth1', '--bogus', '1']]) {
-			const r = run(args);
-			expect(r.status).toBe(2);
+	/* each run boots LuCI in jsdom (about a second): the runs go in parallel */
+	const runAsync = args => new Promise(resolve => {
+		const p = spawn(process.execPath, [cli, ...args]);
+		let stderr = '';
+		p.stderr.on('data', d => { stderr += d; });
+		p.on('close', status => resolve({ args, status, stderr }));
+	});
+
+	it('refuses bad arguments with exit code 2', async () => {
+		const runs = await Promise.all([[], ['--wan', 'eth1;x'], ['--wan', 'eth1', '--rtt', '2000'], ['--wan', 'eth1', '--overhead-bytes', '300'],
+			['--wan', 'eth1', '--extra-egress', 'nat'], ['--wan', 'eth1', '--down-kbit', '18M'], ['--wan', 'eth1', '--bogus', '1']].map(runAsync));
+		for (const r of runs) {
+			expect(r.status, r.args.join(' ')).toBe(2);
 			expect(r.stderr).toMatch(/shaping-opts:/);
 		}
-	});
+	}, 30000);
 });
 
 /*

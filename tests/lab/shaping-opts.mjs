@@ -17,12 +17,13 @@
  * /usr/lib/sqm/defaults.sh as the view does ("profile" in the output).
  * --batch: read a JSON array of such argument lists on stdin, print the
  * array of results (one node start for many links).
- * Loads the real reterm.shaping.cake / reterm.shaping.preview modules through the JS
- * test harness. Exit 2 on bad arguments (message on stderr).
+ * Loads the real reterm.shaping.cake / preview / sqm modules through
+ * OpenWrt's LuCI in the JS tier's harness (tests/js/harness/luci.js).
+ * Exit 2 on bad arguments (message on stderr), 3 without LuCI built.
  */
 
 import { readFileSync } from 'node:fs';
-import { createHarness } from '../js/harness/loader.js';
+import { createHarness, luciMissing } from '../js/harness/luci.js';
 
 const USAGE = `usage: shaping-opts.mjs --wan DEV [--down-kbit N] [--up-kbit N]
   [--overhead ethernet|docsis|pppoe-ptm|bridged-ptm|atm|raw|none] [--overhead-bytes N] [--mpu N]
@@ -58,10 +59,15 @@ const KNOWN = ['--wan', '--down-kbit', '--up-kbit', '--overhead', '--overhead-by
 	'--nat', '--no-nat', '--isolation', '--diffserv', '--ack-filter', '--extra-ingress', '--extra-egress',
 	'--squash-dscp', '--squash-ingress', '--sqm', '--defaults', '--help'];
 
-const h = createHarness();
-const cake = h.requireSync('reterm.shaping.cake');
-const tcpreview = h.requireSync('reterm.shaping.preview');
-const shaping = h.requireSync('reterm.shaping.sqm');
+/* the modules as the browser runs them: L.require through OpenWrt's LuCI
+ * (the JS tier's harness) */
+if (luciMissing) {
+	process.stderr.write(`shaping-opts: ${luciMissing}\n`);
+	process.exit(3);
+}
+const page = createHarness();
+const [cake, tcpreview, shaping] = await Promise.all(['reterm.shaping.cake', 'reterm.shaping.preview', 'reterm.shaping.sqm']
+	.map(n => page.require(n)));
 
 const int = (k, v) => {
 	if (!/^-?[0-9]+$/.test(v)) fail(`${k} must be a whole number`);
@@ -161,4 +167,5 @@ if (argv.length === 1 && argv[0] === '--batch') {
 else {
 	out = plan(parseArgs(argv));
 }
+page.close();
 process.stdout.write(JSON.stringify(out, null, 2) + '\n');
