@@ -66,53 +66,93 @@ const turn = () => new Promise(resolve => setImmediate(resolve));
  * objects: ~0.4 ms a call on a form page, where a browser takes
  * microseconds. LuCI's form.js finds each widget and each row with
  * querySelectorAll('[id="cbid…"]') and '[data-field="cbid…"]'
- * (Map.findElement), thousands of times a save. The answers to such
- * `[attribute="value"]` selectors are kept per tree (the document, or the
- * top node of a detached subtree) and dropped as that tree changes: a
- * MutationObserver on it is read (takeRecords(), synchronous) before each
- * lookup; a changed attribute drops every answer for that attribute,
- * added or removed nodes drop the answers for the values their subtrees
- * hold. A miss, or any other selector (pseudo-classes follow state no
- * mutation shows), is jsdom's own querySelectorAll.
+ * (Map.findElement), thousands of times a save. Such `[attribute="value"]`
+ * selectors are answered from an index per tree (the document, or the top
+ * node of a detached subtree): attribute -> value -> its elements in
+ * document order, built by one querySelectorAll('[attribute]') the first
+ * time the attribute is asked for, then kept by a MutationObserver on the
+ * tree, whose records are read (takeRecords(), synchronous) before each
+ * lookup: added and removed subtrees add and drop their elements, an
+ * element whose attribute changed moves to its new value.
+ * Any other selector (pseudo-classes follow state no mutation shows) is
+ * jsdom's own.
  */
 const ATTR_SELECTOR = /^\[([A-Za-z-]+)="([^"\\]*)"\]$/;
 
 function cachedAttributeQueries(window) {
-	/* tree top -> { observer, cache: attribute -> value -> root -> [elements] } */
+	/* tree top -> { top, observer, index: attribute -> its index } */
 	const trees = new WeakMap();
-
-	const forget = (cache, node) => {
-		if (node.nodeType !== 1)
-			return;
-		for (const [attr, byValue] of cache) {
-			const v = node.getAttribute(attr);
-			if (v !== null)
-				byValue.delete(v);
-		}
-		for (let c = node.firstElementChild; c; c = c.nextElementSibling)
-			forget(cache, c);
+	const original = new Map([window.Element, window.Document, window.DocumentFragment]
+		.map(C => [C, C.prototype.querySelectorAll]));
+	const selectAll = (node, sel) => {
+		for (const [C, fn] of original)
+			if (node instanceof C)
+				return fn.call(node, sel);
+		return [];
 	};
+
+	/* an attribute's index: value -> its elements in document order, and
+	 * each element's value as indexed */
+	const newIndex = () => ({ byValue: new Map(), at: new WeakMap() });
+	const add = (ix, v, el) => {
+		if (ix.at.has(el))
+			drop(ix, el);
+		ix.at.set(el, v);
+		const list = ix.byValue.get(v);
+		if (!list)
+			return void ix.byValue.set(v, [el]);
+		let i = list.length;
+		while (i > 0 && (list[i - 1].compareDocumentPosition(el) & window.Node.DOCUMENT_POSITION_PRECEDING))
+			i--;
+		list.splice(i, 0, el);
+	};
+	const drop = (ix, el) => {
+		if (!ix.at.has(el))
+			return;
+		const v = ix.at.get(el), list = ix.byValue.get(v);
+		ix.at.delete(el);
+		list.splice(list.indexOf(el), 1);
+		if (!list.length)
+			ix.byValue.delete(v);
+	};
+	/* node and the elements under it that carry attr */
+	const carriers = (node, attr) => node.nodeType !== 1 ? [] :
+		(node.hasAttribute(attr) ? [node] : []).concat(Array.from(selectAll(node, `[${attr}]`)));
 
 	/* the records come to the observer's callback after each task, and
 	 * to takeRecords() before that */
 	const changed = (t, records) => {
-		for (const r of records)
-			if (!t.cache.size)
-				return;
-			else if (r.type === 'attributes')
-				t.cache.delete(r.attributeName);
+		if (!t.index.size)
+			return;
+		for (const r of records) {
+			if (r.type === 'attributes') {
+				const ix = t.index.get(r.attributeName);
+				if (!ix)
+					continue;
+				const v = r.target.getAttribute(r.attributeName);
+				if (v === null || r.target.getRootNode() !== t.top)
+					drop(ix, r.target);
+				else if (ix.at.get(r.target) !== v)
+					add(ix, v, r.target);
+			}
 			else if (r.type === 'childList')
-				for (const n of [...r.addedNodes, ...r.removedNodes])
-					forget(t.cache, n);
+				for (const [attr, ix] of t.index) {
+					for (const n of r.removedNodes)
+						for (const el of carriers(n, attr))
+							drop(ix, el);
+					for (const n of r.addedNodes)
+						if (n.getRootNode() === t.top)
+							for (const el of carriers(n, attr))
+								add(ix, el.getAttribute(attr), el);
+				}
+		}
 	};
 
 	const treeOf = root => {
-		let top = root;
-		while (top.parentNode)
-			top = top.parentNode;
+		const top = root.getRootNode();
 		let t = trees.get(top);
 		if (!t) {
-			t = { cache: new Map() };
+			t = { top, index: new Map() };
 			t.observer = new window.MutationObserver(records => changed(t, records));
 			t.observer.observe(top, { subtree: true, childList: true, attributes: true });
 			trees.set(top, t);
@@ -121,29 +161,25 @@ function cachedAttributeQueries(window) {
 		return t;
 	};
 
-	const lookup = (root, sel, all) => {
+	const lookup = (root, sel) => {
 		const m = ATTR_SELECTOR.exec(sel);
 		if (!m)
 			return null;
-		const { cache } = treeOf(root);
-		let byValue = cache.get(m[1]);
-		if (!byValue)
-			cache.set(m[1], byValue = new Map());
-		let per = byValue.get(m[2]);
-		if (!per)
-			byValue.set(m[2], per = new Map());
-		let hit = per.get(root);
-		/* an answer whose elements left the root (a subtree moved while
-		 * detached) is computed again */
-		if (!hit || !hit.every(el => el.getAttribute(m[1]) === m[2] && root.contains(el)))
-			per.set(root, hit = Array.from(all.call(root, sel)));
-		return hit;
+		const t = treeOf(root);
+		let ix = t.index.get(m[1]);
+		if (!ix) {
+			t.index.set(m[1], ix = newIndex());
+			for (const el of selectAll(t.top, `[${m[1]}]`))
+				add(ix, el.getAttribute(m[1]), el);
+		}
+		const list = ix.byValue.get(m[2]) || [];
+		return root === t.top ? list : list.filter(el => el !== root && root.contains(el));
 	};
 
 	for (const proto of [window.Element.prototype, window.Document.prototype]) {
 		const all = proto.querySelectorAll, one = proto.querySelector;
 		proto.querySelectorAll = function(sel) {
-			const hit = lookup(this, sel, all);
+			const hit = lookup(this, sel);
 			if (!hit)
 				return all.call(this, sel);
 			/* a static list, as querySelectorAll's NodeList is */
@@ -151,7 +187,7 @@ function cachedAttributeQueries(window) {
 			return Object.assign(list, { item: i => list[i] ?? null });
 		};
 		proto.querySelector = function(sel) {
-			const hit = lookup(this, sel, all);
+			const hit = lookup(this, sel);
 			return hit ? (hit[0] ?? null) : one.call(this, sel);
 		};
 	}

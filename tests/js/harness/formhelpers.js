@@ -43,7 +43,9 @@ export function createFormHelpers(getWindow) {
 			if (!map.root)
 				return null;
 			const id = cbid(map, sid, opt);
-			return map.root.querySelector(`[id="widget.${id}"], [data-widget-id="widget.${id}"]`) ||
+			/* one [attribute="value"] at a time: those the tab answers from its
+			 * index (browser.js), a list of selectors by a walk of the page */
+			return map.root.querySelector(`[id="widget.${id}"]`) || map.root.querySelector(`[data-widget-id="widget.${id}"]`) ||
 				map.root.querySelector(`[id="${id}"]`);
 		},
 
