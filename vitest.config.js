@@ -8,6 +8,11 @@ export default defineConfig({
 		 * window); the harness's hooks run for each file from setup.js */
 		isolate: false,
 		setupFiles: ['tests/js/harness/setup.js'],
+		/* a view test boots LuCI in jsdom and works its page: up to 1.5 s
+		 * here; 5 s (the default) was exceeded with the machine's two cores
+		 * shared by seven busy processes. A page that never settles fails
+		 * sooner, in the harness */
+		testTimeout: 20000,
 		/* an unhandled rejection of a LuCI page (its stack is in the page's
 		 * scripts, served from http://router.test/) is the harness's to
 		 * report: tests/js/harness/luci.js records it for the test, which
