@@ -66,21 +66,21 @@ const turn = () => new Promise(resolve => setImmediate(resolve));
  * objects: ~0.4 ms a call on a form page, where a browser takes
  * microseconds. LuCI's form.js finds each widget and each row with
  * querySelectorAll('[id="cbid…"]') and '[data-field="cbid…"]'
- * (Map.findElement), thousands of times a save. Such `[attribute="value"]`
- * selectors are answered from an index per tree (the document, or the top
- * node of a detached subtree): attribute -> value -> its elements in
- * document order, built by one querySelectorAll('[attribute]') the first
- * time the attribute is asked for, then kept by a MutationObserver on the
- * tree, whose records are read (takeRecords(), synchronous) before each
- * lookup: added and removed subtrees add and drop their elements, an
- * element whose attribute changed moves to its new value.
- * Any other selector (pseudo-classes follow state no mutation shows) is
- * jsdom's own.
+ * (Map.findElement), thousands of times a save; pages and tests look for
+ * '.a-class'. Such `[attribute="value"]` and `.class` selectors are
+ * answered from an index per tree (the document, or the top node of a
+ * detached subtree): value (or class) -> its elements in document order,
+ * built by one querySelectorAll('[attribute]') the first time it is asked
+ * for, then kept by a MutationObserver on the tree, whose records are read
+ * (takeRecords(), synchronous) before each lookup: added and removed
+ * subtrees add and drop their elements, an element whose attribute
+ * changed moves to its new value. Any other selector (pseudo-classes
+ * follow state no mutation shows) is jsdom's own.
  */
-const ATTR_SELECTOR = /^\[([A-Za-z-]+)="([^"\\]*)"\]$/;
+const ATTR_SELECTOR = /^\[([A-Za-z-]+)="([^"\\]*)"\]$/, CLASS_SELECTOR = /^\.([A-Za-z_][A-Za-z0-9_-]*)$/;
 
 function cachedAttributeQueries(window) {
-	/* tree top -> { top, observer, index: attribute -> its index } */
+	/* tree top -> { top, observer, index: key -> its index } */
 	const trees = new WeakMap();
 	const original = new Map([window.Element, window.Document, window.DocumentFragment]
 		.map(C => [C, C.prototype.querySelectorAll]));
@@ -91,33 +91,47 @@ function cachedAttributeQueries(window) {
 		return [];
 	};
 
-	/* an attribute's index: value -> its elements in document order, and
-	 * each element's value as indexed */
-	const newIndex = () => ({ byValue: new Map(), at: new WeakMap() });
-	const add = (ix, v, el) => {
-		if (ix.at.has(el))
-			drop(ix, el);
-		ix.at.set(el, v);
-		const list = ix.byValue.get(v);
-		if (!list)
-			return void ix.byValue.set(v, [el]);
-		let i = list.length;
-		while (i > 0 && (list[i - 1].compareDocumentPosition(el) & window.Node.DOCUMENT_POSITION_PRECEDING))
-			i--;
-		list.splice(i, 0, el);
+	/* an index of attribute `attr`, by its value or (tokens) by each of
+	 * its words (class): value -> its elements in document order, and
+	 * each element's values as indexed */
+	const newIndex = (attr, tokens) => ({ attr, tokens, byValue: new Map(), at: new WeakMap() });
+	const valuesOf = (ix, el) => {
+		const v = el.getAttribute(ix.attr);
+		return v === null ? [] : ix.tokens ? [...new Set(v.split(/[ \t\n\f\r]+/).filter(Boolean))] : [v];
+	};
+	const add = (ix, el) => {
+		drop(ix, el);
+		const vals = valuesOf(ix, el);
+		if (!vals.length)
+			return;
+		ix.at.set(el, vals);
+		for (const v of vals) {
+			const list = ix.byValue.get(v);
+			if (!list) {
+				ix.byValue.set(v, [el]);
+				continue;
+			}
+			let i = list.length;
+			while (i > 0 && (list[i - 1].compareDocumentPosition(el) & window.Node.DOCUMENT_POSITION_PRECEDING))
+				i--;
+			list.splice(i, 0, el);
+		}
 	};
 	const drop = (ix, el) => {
-		if (!ix.at.has(el))
+		const vals = ix.at.get(el);
+		if (!vals)
 			return;
-		const v = ix.at.get(el), list = ix.byValue.get(v);
 		ix.at.delete(el);
-		list.splice(list.indexOf(el), 1);
-		if (!list.length)
-			ix.byValue.delete(v);
+		for (const v of vals) {
+			const list = ix.byValue.get(v);
+			list.splice(list.indexOf(el), 1);
+			if (!list.length)
+				ix.byValue.delete(v);
+		}
 	};
-	/* node and the elements under it that carry attr */
-	const carriers = (node, attr) => node.nodeType !== 1 ? [] :
-		(node.hasAttribute(attr) ? [node] : []).concat(Array.from(selectAll(node, `[${attr}]`)));
+	/* node and the elements under it that carry the index's attribute */
+	const carriers = (node, ix) => node.nodeType !== 1 ? [] :
+		(node.hasAttribute(ix.attr) ? [node] : []).concat(Array.from(selectAll(node, `[${ix.attr}]`)));
 
 	/* the records come to the observer's callback after each task, and
 	 * to takeRecords() before that */
@@ -126,24 +140,23 @@ function cachedAttributeQueries(window) {
 			return;
 		for (const r of records) {
 			if (r.type === 'attributes') {
-				const ix = t.index.get(r.attributeName);
-				if (!ix)
-					continue;
-				const v = r.target.getAttribute(r.attributeName);
-				if (v === null || r.target.getRootNode() !== t.top)
-					drop(ix, r.target);
-				else if (ix.at.get(r.target) !== v)
-					add(ix, v, r.target);
+				for (const ix of t.index.values())
+					if (ix.attr === r.attributeName) {
+						if (r.target.getRootNode() === t.top)
+							add(ix, r.target);
+						else
+							drop(ix, r.target);
+					}
 			}
 			else if (r.type === 'childList')
-				for (const [attr, ix] of t.index) {
+				for (const ix of t.index.values()) {
 					for (const n of r.removedNodes)
-						for (const el of carriers(n, attr))
+						for (const el of carriers(n, ix))
 							drop(ix, el);
 					for (const n of r.addedNodes)
 						if (n.getRootNode() === t.top)
-							for (const el of carriers(n, attr))
-								add(ix, el.getAttribute(attr), el);
+							for (const el of carriers(n, ix))
+								add(ix, el);
 				}
 		}
 	};
@@ -162,17 +175,18 @@ function cachedAttributeQueries(window) {
 	};
 
 	const lookup = (root, sel) => {
-		const m = ATTR_SELECTOR.exec(sel);
-		if (!m)
+		const m = ATTR_SELECTOR.exec(sel), c = m ? null : CLASS_SELECTOR.exec(sel);
+		if (!m && !c)
 			return null;
+		const [key, attr, tokens, value] = m ? [m[1], m[1], false, m[2]] : ['.class', 'class', true, c[1]];
 		const t = treeOf(root);
-		let ix = t.index.get(m[1]);
+		let ix = t.index.get(key);
 		if (!ix) {
-			t.index.set(m[1], ix = newIndex());
-			for (const el of selectAll(t.top, `[${m[1]}]`))
-				add(ix, el.getAttribute(m[1]), el);
+			t.index.set(key, ix = newIndex(attr, tokens));
+			for (const el of selectAll(t.top, `[${attr}]`))
+				add(ix, el);
 		}
-		const list = ix.byValue.get(m[2]) || [];
+		const list = ix.byValue.get(value) || [];
 		return root === t.top ? list : list.filter(el => el !== root && root.contains(el));
 	};
 
