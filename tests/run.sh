@@ -1,10 +1,12 @@
 #!/bin/bash
 # The whole test suite (`make test`): installs what it needs, then runs
-#   js     vitest through the LuCI module loader
-#   browser  graphs rendered in real Chromium, redraw benchmark
+#   js     vitest: our modules and views on OpenWrt's luci-base in jsdom,
+#          a test router behind HTTP (docs/testing.md)
+#   browser  the views and graphs on the same LuCI in real Chromium, redraw
+#          benchmark
 #   ucode  renderer/API tests with mock modules (those needing ucode skipped
-#          without it; golden nft/haproxy files, OUI table, grade vectors
-#          checked anyway)
+#          without it; golden nft/haproxy files and the OUI table checked
+#          anyway, the grade vectors when LuCI is built)
 #   sh     apply.sh against recording stand-ins for fw4, haproxy, ip, sysctl
 #   pkg    the .ipk layout and control fields
 #   owrt   the .ipk on OpenWrt's real procd, ubusd, rpcd, uhttpd,
