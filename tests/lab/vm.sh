@@ -19,7 +19,7 @@ kernel=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V | tail -n 1)
 [ -n "$kernel" ] || { echo "lab: no Debian kernel in /boot (install linux-image-amd64)" >&2; exit 2; }
 [ -x "$vng" ] || { echo "lab: virtme-ng missing ($vng); run tests/deps.sh" >&2; exit 2; }
 mkdir -p "$out"
-rm -f "$out/results.json" "$out/vm-timeout"
+rm -f "$out/results.json" "$out/vm-timeout" "$out/plans.json"
 # the guest sees the host's files but not its environment: the LAB_*
 # settings read inside (LAB_SCENARIO_TIMEOUT, LAB_WATCHDOG_GRACE,
 # LAB_AUTORATE_*) go on its command line, each checked to be a plain word
@@ -61,6 +61,9 @@ if [ -n "${LAB_CPU_QUOTA:-}" ]; then
 	[ "$LAB_CPU_QUOTA" -le 100 ] || { echo "lab: LAB_CPU_QUOTA: a percentage, 1-100" >&2; exit 2; }
 	cpu_quota "$LAB_CPU_QUOTA" || { echo "lab: no CPU cgroup controller here for LAB_CPU_QUOTA" >&2; exit 2; }
 fi
+# the Shaping view's plans the scenarios apply: jsdom with OpenWrt's LuCI,
+# made here in seconds rather than minutes under the VM's emulation
+python3 "$here/labkit/plans.py" "$@"
 rc=0
 PATH="$top/.cache/venv/bin:$PATH" timeout --kill-after=30 "$limit" "$vng" --run "$kernel" --disable-kvm --cpus 2 --memory 1536M \
 	--rwdir "$out" --cwd "$top" \

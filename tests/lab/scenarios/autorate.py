@@ -40,7 +40,7 @@ import subprocess
 import threading
 import time
 
-from labkit import measure, mode, pidns, sh, topo
+from labkit import measure, mode, pidns, plans, sh, topo
 from labkit.reterm import ROOT, ucode_binary
 from scenarios import shaping
 from targets import AUTORATE as TARGETS, autorate_meets as meets  # the benchmark's lines (repeat())
@@ -137,10 +137,16 @@ def drive(plan, stop, t0):
         stop.wait(max(0.0, t0 + at - time.time()))
 
 
+def shaping_args(dl_kbit, ul_kbit):
+    return ["--wan", "rtr-wan", "--down-kbit", str(dl_kbit), "--up-kbit", str(ul_kbit),
+            "--overhead", "ethernet", "--rtt", "internet"]
+
+
+PLANS = [shaping_args(DL[1], UL[1])]  # made on the host (labkit/plans.py)
+
+
 def shaping_on(dl_kbit, ul_kbit):
-    out = sh.run(["node", shaping.OPTS, "--wan", "rtr-wan", "--down-kbit", dl_kbit,
-                  "--up-kbit", ul_kbit, "--overhead", "ethernet", "--rtt", "internet"])
-    shaping.apply_sqm(json.loads(out))
+    shaping.apply_sqm(plans.get(shaping_args(dl_kbit, ul_kbit)))
 
 
 def shaping_off():

@@ -21,6 +21,7 @@ from scenarios import shaping
 from scenarios.proxy import HTTPD
 
 MONITOR_TEST = os.path.join(ROOT, "usr", "libexec", "reterm", "latency-run")
+PLANS = shaping.PLANS  # the shaped guided test applies the Shaping page's plan
 HTTPSD = os.path.join(os.path.dirname(HTTPD), "httpsd.py")
 HTTPS_LOAD = os.path.join(ROOT, "usr", "libexec", "reterm", "https-load")
 GRADE_RANK = ["A+", "A", "B", "C", "D", "F"]
@@ -160,7 +161,10 @@ def run():
             res["test_rss_kb"] = r["rss_kb"]
             if mode.BENCH:
                 res.update(https_upload_alone(ucode))
-        shaping.apply_sqm(shaping.sqm_steps())
+        plan, why = shaping.sqm_steps()
+        if plan is None:
+            raise RuntimeError("no shaping plan: " + why)
+        shaping.apply_sqm(plan)
         kbit = str(shaping.SHAPE_KBIT)
         shaped = ["--shaper-down-kbit", kbit, "--shaper-up-kbit", kbit]
         r = guided(ucode, shaped)

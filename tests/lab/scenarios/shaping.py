@@ -7,15 +7,10 @@ The path has a 20 ms RTT (a wired line to a nearby server).  At 130 ms four
 Cubic flows recover from each CAKE drop too slowly to fill the shaper (about
 90 % of its rate in this lab; 8 flows or `rtt 300ms` fill it), which is a
 property of the flows, not of the shaper settings under test."""
-import json
-import os
 import statistics
-import subprocess
 
-from labkit import measure, mode, sh, topo
+from labkit import measure, mode, plans, sh, topo
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-OPTS = os.path.join(TOP, "tests", "lab", "shaping-opts.mjs")
 LINK_KBIT = 20000
 RTT_MS = 20
 SHAPE_KBIT = LINK_KBIT * 90 // 100
@@ -24,17 +19,19 @@ SHAPE_KBIT = LINK_KBIT * 90 // 100
 PAYLOAD, PACKET, OVERHEAD = 1448, 1500, 38
 
 
+# the Shaping page's settings for the link (shaping-opts.mjs arguments)
+ARGS = ["--wan", "rtr-wan", "--down-kbit", str(SHAPE_KBIT), "--up-kbit", str(SHAPE_KBIT),
+        "--overhead", "ethernet", "--rtt", "internet"]
+PLANS = [ARGS]
+
+
 def sqm_steps():
-    """The Shaping view's plan for the link, or (None, why): shaping-opts.mjs
-    runs the view's modules on OpenWrt's LuCI and exits 3 without it."""
-    proc = subprocess.run(["node", OPTS, "--wan", "rtr-wan", "--down-kbit", str(SHAPE_KBIT),
-                           "--up-kbit", str(SHAPE_KBIT), "--overhead", "ethernet", "--rtt", "internet"],
-                          capture_output=True, text=True, timeout=120)
-    if proc.returncode == 3:
-        return None, proc.stderr.strip().splitlines()[0]
-    if proc.returncode != 0:
-        raise sh.CommandError("shaping-opts.mjs -> %d\n%s" % (proc.returncode, proc.stderr))
-    return json.loads(proc.stdout), None
+    """The Shaping view's plan for the link, or (None, why) when OpenWrt's
+    LuCI is not built (labkit/plans.py: made on the host)."""
+    try:
+        return plans.get(ARGS), None
+    except plans.LuciMissing as e:
+        return None, str(e)
 
 
 def apply_sqm(plan):

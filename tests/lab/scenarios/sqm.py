@@ -3,7 +3,8 @@ checked against OpenWrt's real sqm-scripts on the lab kernel (CAKE, IFB).
 
 For each combination of settings below: the queue section the page saves
 and the preview's commands (tests/lab/shaping-opts.mjs, with the sqm version
-read from the root's /usr/lib/sqm/defaults.sh as the page does); then, in a
+read from the root's /usr/lib/sqm/defaults.sh as the page does; made on
+the host before the VM boots: labkit/plans.py); then, in a
 throwaway OpenWrt root (tests/owrt/env.sh, $RETERM_OWRT, default /opt/owrt)
 on a veth WAN device, `/usr/lib/sqm/run.sh start` (what /etc/init.d/sqm
 runs) with sqm's debug log, the kernel's qdiscs on the device and its IFB,
@@ -19,17 +20,15 @@ About 100 s under TCG on an otherwise idle 2-core host (each sqm start runs
 some 40 programs at ~0.3 s apiece there).
 
 Without the OpenWrt parts: {"skipped": "OpenWrt parts not found"}."""
-import json
 import os
 import shutil
 import subprocess
 import tempfile
 import time
 
-from labkit import sh, sqmcheck
+from labkit import plans, sh, sqmcheck
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-OPTS = os.path.join(TOP, "tests", "lab", "shaping-opts.mjs")
 HELPER = os.path.join(TOP, "tests", "lab", "labkit", "sqm_owrt.sh")
 OWRT = os.environ.get("RETERM_OWRT", "/opt/owrt")
 DEV = "wanport"
@@ -85,6 +84,9 @@ def opts_args(dev, o):
     return [str(a) for a in argv]
 
 
+PLANS = [opts_args(dev, o) for _, dev, o in CASES]
+
+
 def uci_config(section):
     """/etc/config/sqm with one anonymous queue section (the page adds one
     with uci.add); the values are validated tokens, no quotes in them."""
@@ -129,17 +131,14 @@ def run():
         res = {"modules_missing_before": missing_modules()}
         procs = start_workers(work)
         try:
-            out = sh.run(["node", OPTS, "--batch"],
-                         stdin=json.dumps([opts_args(dev, o) for _, dev, o in CASES]))
-            plans = dict(zip(NAMES, json.loads(out)))
-            res["plans_seconds"] = round(time.time() - t0, 1)
+            made = {name: plans.get(opts_args(dev, o)) for name, dev, o in CASES}
             cdirs = {}
             for i, (name, dev, o) in enumerate(CASES):
                 cdir = os.path.join(work, "w%d" % (i % WORKERS), "cases", "%02d-%s" % (i, name))
                 cdirs[name] = cdir
                 os.makedirs(cdir)
                 with open(os.path.join(cdir, "sqm"), "w") as f:
-                    f.write(uci_config(plans[name]["section"]))
+                    f.write(uci_config(made[name]["section"]))
                 with open(os.path.join(cdir, "dev"), "w") as f:
                     f.write(dev + "\n")
         finally:
@@ -153,10 +152,10 @@ def run():
         for w in range(WORKERS):
             with open(os.path.join(work, "w%d" % w, "times")) as f:
                 print("sqm: worker %d, times (ms)\n%s" % (w, f.read()), end="", flush=True)
-        res.update(cases=len(CASES), profile=plans[NAMES[0]]["profile"],
+        res.update(cases=len(CASES), profile=made[NAMES[0]]["profile"],
                    modules_missing_after=missing_modules(), modprobe_errors=0)
         for name, dev, o in CASES:
-            bad = sqmcheck.compare(cdirs[name], {"dev": dev, "opts": o}, plans[name])
+            bad = sqmcheck.compare(cdirs[name], {"dev": dev, "opts": o}, made[name])
             res["mismatch_" + name] = bad
             with open(os.path.join(cdirs[name], "start.log")) as f:
                 res["modprobe_errors"] += sum(1 for line in f if line.startswith("modprobe:"))
