@@ -21,13 +21,13 @@ import { sim, prober, load, memfs } from 'sim';
 
 export const SQM = "config queue 'eth1'\n\toption enabled '1'\n\toption interface 'eth1'\n\toption download '18000'\n" +
 	"\toption upload '4500'\n\toption qdisc 'cake'\n";
-export const REFLECTORS = "config latency 'latency'\n\tlist reflector '192.0.2.1'\n\tlist reflector '192.0.2.2'\n\n";
+export const REFLECTORS = "config latency 'latency'\n\tlist reflector '192.0.2.1'\n\tlist reflector '192.0.2.2'\n";
 
 let TC = json(fs.readfile(getenv('RETERM_FIXTURES') + '/latency/tc-show-all.json'));
 
-// a uci directory: settings(autorate[, sqm]) writes `reterm` (two
-// reflectors and the autorate sections given) and `sqm`, and returns
-// load_config()'s reading of them
+// a uci directory: settings(autorate[, sqm[, latency]]) writes `reterm`
+// (two reflectors, the options latency gives, and the autorate sections
+// given) and `sqm`, and returns load_config()'s reading of them
 export function config() {
 	let c = clock(true);
 	let dir = sprintf('%s/reterm-autorate-%d-%d', getenv('TMPDIR') ?? '/tmp', c[0], c[1]);
@@ -37,9 +37,9 @@ export function config() {
 	return {
 		dir,
 
-		settings: function(autorate, sqm) {
+		settings: function(autorate, sqm, latency) {
 			fs.writefile(`${dir}/sqm`, sqm ?? SQM);
-			fs.writefile(`${dir}/reterm`, REFLECTORS + autorate);
+			fs.writefile(`${dir}/reterm`, REFLECTORS + (latency ?? '') + '\n' + autorate);
 
 			return S.load_config(cursor(dir), () => 'eth1');
 		},
