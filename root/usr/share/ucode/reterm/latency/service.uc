@@ -66,6 +66,7 @@ export const AUTORATE_RECORD = autoshaper.RECORD;
 //             sqm_rates), optional: adaptive shaping gives them back
 //   record    path, optional: adaptive shaping's record (AUTORATE_RECORD)
 //   pid       this process's, optional (in the records)
+//   guard     (until) -> process, optional: the shaping pause's guard
 //   run       (argv, cb(exit code | null)): a command without a shell,
 //             answered from the loop (the shaping pause runs sqm-scripts'
 //             run.sh); without it test_start refuses pause_shaping
