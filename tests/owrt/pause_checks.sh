@@ -131,7 +131,7 @@ pause_put_right() {
 }
 
 pause_init_recover_check() {
-	local rc=0
+	local rc=0 left p
 	# a tc that records CAKE's rate changes and passes on the rest
 	osh "printf '%s\n' '#!/bin/sh' 'case \"\$*\" in *\" root cake bandwidth \"*) echo \"\$*\" >> /tmp/tc.log; exit 0 ;; esac' \
 		'exec /sbin/tc \"\$@\"' > /usr/sbin/tc && chmod 755 /usr/sbin/tc" || return 1
@@ -140,7 +140,12 @@ pause_init_recover_check() {
 	if [ $rc = 0 ]; then
 		osh "uci set reterm.latency.enabled=0 && uci commit reterm"
 		{ pause_leftovers && osh "/etc/init.d/reterm-latencyd start" && pause_put_right "start (daemon off)"; } || rc=1
-		[ -z "$(owrt_pidof reterm-latencyd)" ] || { echo "reterm-latencyd started with latency.enabled 0"; rc=1; }
+		left=$(owrt_pidof reterm-latencyd)
+		if [ -n "$left" ] || osh "ubus call service list '{\"name\":\"reterm-latencyd\"}'" | grep -q '"running": true'; then
+			echo "reterm-latencyd runs with latency.enabled '$(osh 'uci -q get reterm.latency.enabled')': $(osh 'ubus call service list')"
+			for p in $left; do echo "$p $(grep PPid "/proc/$p/status") $(tr '\0' ' ' < "/proc/$p/cmdline")"; done
+			rc=1
+		fi
 	fi
 	osh "rm -f /usr/sbin/tc /tmp/tc.log; uci -q delete reterm.latency.enabled; uci commit reterm; /etc/init.d/reterm-latencyd start"
 	return $rc

@@ -292,7 +292,7 @@ def outage(ucode):
     below the base), outage_base_after_s (both rates at their base),
     outage_off_base_rows (seconds of the outage after the first 5 not at
     the base), outage_recut_after_s (the download below its base again
-    after the WAN's return), outage_shunned, outage_blind_decisions"""
+    after the WAN's return), outage_shunned"""
     before, length, after = OUTAGE
     seconds = before + length + after
     shaping_off()
@@ -337,7 +337,6 @@ def outage(ucode):
          "outage_off_base_rows": sum(1 for row in rows if down + 5 <= row[0] and row[0] + 1 <= up and not at_base(row)),
          "outage_shunned": sorted("%s: %s" % (x["target"], x.get("why"))
                                   for x in st.get("reflectors", []) if x.get("state") != "used"),
-         "outage_blind_decisions": sum(1 for d in st.get("decisions", []) if d.get("kind") == "blind"),
          "trace_outage": c["trace"], "outage_at": [round(down, 3), round(up, 3)]}
     t = first(lambda row: row[0] + 1 >= down and at_base(row))
     r["outage_base_after_s"] = round(t - down, 1) if t else None
