@@ -151,6 +151,19 @@ CHECKS = {
          lambda m: m["processes_per_min_steps_autorate"] <= 2),
         ("probing: <= 1 probe/s idle, >= 3/s while loaded (of 5)",
          lambda m: 0 < m["probes_per_s_idle"] <= 1 and m["probes_per_s_loaded"] >= 3),
+        # a 60 s WAN outage mid-load, the line at 8 Mbit/s (below the
+        # base): "within seconds" (docs/adaptive-shaping.md: 2 s without
+        # an answer) read from a trace row a second: 5 s
+        ("a 60 s WAN outage mid-load: the download cut below its base before it is back at the base within 5 s "
+         "of it, both rates held at their base (18000 / 8000 kbit/s) while it lasts",
+         lambda m: m["outage_cut_before_kbit"] < 18000 and m["outage_base_after_s"] <= 5
+         and m["outage_off_base_rows"] == 0),
+        # after the return the flows start afresh (the old ones back off
+        # for a minute): they fill the line within a second or two
+        ("after the 60 s outage no reflector is shunned (silent all at once: the line), and the answers are used: "
+         "within 10 s of the WAN's return the download is cut below its base again",
+         lambda m: m["outage_shunned"] == [] and m["outage_recut_after_s"] is not None
+         and m["outage_recut_after_s"] <= 10),
     ],
     "sqm": [
         ("OpenWrt's sqm-scripts loaded its kernel modules (sch_cake, sch_ingress, act_mirred, "

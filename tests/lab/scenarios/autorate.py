@@ -14,6 +14,12 @@ the controller must cut where the fixed shaper bloats and leave sqm's rates
 in CAKE when it ends (rates_after_kbit).
 The upload line stays at 10 Mbit/s.  The path's RTT is 20 ms.
 
+`make test` also runs the controller through a 60 s WAN outage mid-load
+(outage(): the line at 8 Mbit/s, below the base, loaded 20 s, then every
+packet the `wan` namespace receives dropped for 60 s, then loaded again
+with fresh flows for 30 s): outage_* figures from its trace (the
+controller's rates a second) and its status at the end.
+
 The controller scans the first hops towards the far server in both
 families (TTL / hop limit 1, 2, ...) and probes the nearest ones beyond
 the router, the `wan` namespace's 198.51.100.1 and 2001:db8:100::1 at
@@ -66,7 +72,7 @@ RUN_KEYS = ("added_ms_mean", "added_ms_p95", "utilisation", "ul_rate_share", "co
 # a development run of fewer (the checks then miss keys and fail): e.g.
 # LAB_AUTORATE_VARIANTS=autorate LAB_AUTORATE_SCHEDULES=walk
 ONLY_VARIANTS = os.environ.get("LAB_AUTORATE_VARIANTS", "").split() or VARIANTS
-ONLY_SCHEDULES = os.environ.get("LAB_AUTORATE_SCHEDULES", "").split() or ("steps", "walk")
+ONLY_SCHEDULES = os.environ.get("LAB_AUTORATE_SCHEDULES", "").split() or ("steps", "walk", "outage")
 # LAB_AUTORATE_TICKS=1: the controller's probes and ticks as JSON lines in
 # tests/lab/out/ticks-<schedule>.jsonl (latency-run --tick-log)
 TICKS = os.environ.get("LAB_AUTORATE_TICKS") == "1"
@@ -271,6 +277,80 @@ def one(ucode, name, plan, variant, idle_ms):
     return r
 
 
+OUTAGE = (20, 60, 30)  # s: loaded before it, the outage, loaded after it
+OUTAGE_MBIT = 8
+
+
+def wan_outage(on):
+    """every packet the `wan` namespace receives dropped (both directions,
+    the near hops' and the far server's answers with them), or no more"""
+    if on:
+        sh.run(["nft", "add table inet outage; add chain inet outage incoming "
+                "{ type filter hook prerouting priority -300; policy drop; }"], ns="wan")
+    else:
+        sh.run(["nft", "delete", "table", "inet", "outage"], ns="wan", check=False)
+
+
+def outage(ucode):
+    """The controller through a WAN outage mid-load (the module's docstring);
+    its figures, times in s from the outage's start or end:
+    outage_cut_before_kbit (the lowest download rate before it: the line is
+    below the base), outage_base_after_s (both rates at their base),
+    outage_off_base_rows (seconds of the outage after the first 5 not at
+    the base), outage_recut_after_s (the download below its base again
+    after the WAN's return), outage_shunned"""
+    before, length, after = OUTAGE
+    seconds = before + length + after
+    shaping_off()
+    set_down(OUTAGE_MBIT)
+    shaping_on(DL[1], UL[1])
+    procs = [measure.start_iperf_server(port=p) for p in (5201, 5202, 5203, 5204)]
+    ctl = controller(ucode, seconds, "outage")
+    procs.append(ctl)
+
+    def flows(secs, port):
+        return [sh.spawn(["iperf3", "-c", topo.SRV4, "-R", "-t", secs, "-P", 4, "-p", port], ns="cli",
+                         stdout=subprocess.DEVNULL),
+                sh.spawn(["iperf3", "-c", topo.SRV4, "-p", port + 1, "-t", secs], ns="cli",
+                         stdout=subprocess.DEVNULL)]
+    try:
+        time.sleep(1)
+        old = flows(seconds, 5201)
+        procs += old
+        time.sleep(before)
+        wan_outage(True)
+        down = time.time()
+        time.sleep(length)
+        wan_outage(False)
+        up = time.time()
+        # the stalled flows back off for a minute: new ones load the line
+        for p in old:
+            p.kill()
+        procs += flows(after, 5203)
+        c = json.loads(ctl.communicate(timeout=after + 60)[0])
+    finally:
+        wan_outage(False)
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    base = (DL[1] * 1000, UL[1] * 1000)
+    rows = [(t, rx, tx) for t, _, rx, _, tx, _ in c["trace"] if rx and tx]
+    at_base = lambda row: (row[1], row[2]) == base
+    first = lambda cond: next((row[0] + 1 for row in rows if cond(row)), None)
+    st = c["autorate"]
+    r = {"outage_cut_before_kbit": min((rx // 1000 for t, rx, tx in rows if t + 1 <= down), default=None),
+         "outage_off_base_rows": sum(1 for row in rows if down + 5 <= row[0] and row[0] + 1 <= up and not at_base(row)),
+         "outage_shunned": sorted("%s: %s" % (x["target"], x.get("why"))
+                                  for x in st.get("reflectors", []) if x.get("state") != "used"),
+         "trace_outage": c["trace"], "outage_at": [round(down, 3), round(up, 3)]}
+    t = first(lambda row: row[0] + 1 >= down and at_base(row))
+    r["outage_base_after_s"] = round(t - down, 1) if t else None
+    t = first(lambda row: row[0] >= up and row[1] < base[0])
+    r["outage_recut_after_s"] = round(t - up, 1) if t else None
+    return r
+
+
 def agree(runs):
     """whether every run is on the same side of every target"""
     return all(len({meets(k, r[k]) for r in runs}) == 1 for k in TARGETS)
@@ -329,6 +409,10 @@ def run():
                 if trace:
                     res["trace_%s" % name] = trace
                 print("autorate: %s %s: %s" % (name, variant, r), flush=True)
+        if "outage" in ONLY_SCHEDULES and "autorate" in ONLY_VARIANTS and not mode.BENCH:
+            r = outage(ucode)
+            print("autorate: outage: %s" % {k: v for k, v in r.items() if k != "trace_outage"}, flush=True)
+            res.update(r)
         # the controller's figures over two or three runs of each schedule
         # (repeat()): one run's spread in this lab is ~0.02 of utilisation
         # and ~5 ms of p95, a target met once is not met reliably

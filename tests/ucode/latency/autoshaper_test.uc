@@ -8,97 +8,14 @@
 
 'use strict';
 
-import * as fs from 'fs';
-import * as S from 'reterm.latency.service';
 import * as A from 'reterm.latency.autorate.controller';
 import * as AS from 'reterm.latency.autorate.shaper';
 import * as R from 'reterm.latency.autorate.reflectors';
-import { cursor } from 'uci';
-import { checker, sim, prober, load, memfs } from 'sim';
+import { checker } from 'sim';
+import { config, world } from 'autorate_world';
 
 let c = checker('monitor/autoshaper');
-let FX = getenv('RETERM_FIXTURES') + '/latency';
-let TC = json(fs.readfile(`${FX}/tc-show-all.json`));
-let now_c = clock(true);
-let DIR = sprintf('%s/reterm-autorate-%d-%d', getenv('TMPDIR') ?? '/tmp', now_c[0], now_c[1]);
-
-fs.mkdir(DIR);
-
-const SQM = "config queue 'eth1'\n\toption enabled '1'\n\toption interface 'eth1'\n\toption download '18000'\n" +
-	"\toption upload '4500'\n\toption qdisc 'cake'\n";
-
-function settings(autorate) {
-	fs.writefile(`${DIR}/sqm`, SQM);
-	fs.writefile(`${DIR}/reterm`, "config latency 'latency'\n\tlist reflector '192.0.2.1'\n\tlist reflector '192.0.2.2'\n\n" + autorate);
-
-	return S.load_config(cursor(DIR), () => 'eth1');
-}
-
-// a world whose CAKE holds per-device rates that tc changes move; sqm
-// "restarts" by setting them back; `gone` takes CAKE away (WAN down);
-// path (ttl -> router address) gives it fping for the near-hop scan
-function world(cfg, path) {
-	let s = sim(), rate = { rx: 0, tx: 0 }, bytes = { rx: 0, tx: 0, t: 0 };
-	let bw = { ifb4eth1: 18000, eth1: 4500 }, changes = [], gone = false, rtt_add = 0, echoes = [];
-	let silent = {}, sent_to = {};
-
-	let env = {
-		clock: s.clock,
-		timer: s.timer,
-		prober: prober(s, function(t, target) {
-			sent_to[target] = (sent_to[target] ?? 0) + 1;
-
-			return silent[target] ? null : ((target == '192.0.2.1') ? 20 : 30) + rtt_add;
-		}),
-		readfile: function(p) {
-			let m = match(p, /^\/sys\/class\/net\/eth1\/statistics\/(rx|tx)_bytes$/);
-			let dt = (s.now() - bytes.t) / 1000.0;
-
-			bytes.rx += int(rate.rx / 8 * dt);
-			bytes.tx += int(rate.tx / 8 * dt);
-			bytes.t = s.now();
-
-			return m ? `${bytes[m[1]]}\n` : null;
-		},
-		qdisc: {
-			show: function(cb) {
-				let out = [];
-
-				for (let q in TC)
-					if (!(gone && q.kind == 'cake'))
-						push(out, (q.kind == 'cake') ? { ...q, options: { ...q.options, bandwidth: bw[q.dev] * 125 } } : q);
-
-				cb(sprintf('%J', out));
-			},
-			change: function(dev, kbit) {
-				push(changes, [ s.now(), dev, kbit ]);
-
-				if (!gone)
-					bw[dev] = kbit;
-
-				return true;
-			},
-			close: () => null
-		},
-		load: load(s, () => 0),
-		fs: memfs(),
-		id: () => 'x',
-		policy: () => ({ test_servers: [], proxy_port: 15001 })
-	};
-
-	if (path)
-		env.ttl_probe = function(target, ttl, cb) {
-			push(echoes, [ s.now(), target, ttl ]);
-
-			let from = (type(path) == 'function') ? path(target, ttl) : path['' + ttl];
-			let t = s.timer(1000, () => cb({ from, reached: false }));
-
-			return { kill: () => t.cancel() };
-		};
-
-	return { s, rate, bw, changes, env, echoes, sent_to, svc: S.create(env, { ...cfg }), set_gone: (v) => (gone = v),
-		set_rtt: (v) => (rtt_add = v), set_silent: (target, v) => (silent[target] = v) };
-}
+let cf = config(), settings = cf.settings;
 
 // ---- settings --------------------------------------------------------------------
 
@@ -368,9 +285,7 @@ c.eq('near hops IPv6: autorate_status lists both scans', map(w5.svc.methods.auto
 	  [ 3, '2001:db8:200::1', true ] ]);
 w5.svc.shutdown();
 
-fs.unlink(`${DIR}/sqm`);
-fs.unlink(`${DIR}/reterm`);
-fs.rmdir(DIR);
+cf.remove();
 
 // ---- a high answer is acted on when it comes -----------------------------
 // the autoshaper runs the controller's cut check on an answer above the

@@ -97,6 +97,21 @@ c.eq('before the deadline: still paused', [ calls2, p2.status().state ], [ [ 'st
 s2.advance(1100);
 c.eq('at the deadline: started again without anyone asking', [ calls2, p2.status().state ], [ [ 'stop', 'start' ], 'restored' ]);
 
+// ---- a pause that does not need this process to end ----------------------
+// the record names the daemon that paused (the init script leaves a live
+// one's pause alone), and a guard of its own is started with the pause's
+// deadline (it ends the pause if the daemon dies and is not started again)
+
+let guards = [], s5 = sim(1718000000000), fs5 = memfs({ [STATE]: 'x', [P.RUN_SH]: 'x' });
+let p5 = P.create({ fs: fs5, clock: s5.clock, timer: s5.timer, pid: 4242, guard: (until) => push(guards, until),
+	run: (argv, cb) => s5.timer(10, () => cb(0)) });
+
+p5.pause([ 'eth1' ], 1718000000 + 100, () => null);
+c.eq('the record names the daemon that paused', json(fs5.files[P.RECORD]), { ifaces: [ 'eth1' ], until: 1718000100, pid: 4242 });
+c.eq('no guard before sqm stopped', guards, []);
+s5.advance(20);
+c.eq('a guard with the deadline once sqm stopped', guards, [ 1718000100 ]);
+
 // ---- reterm-latencyd restarted mid-test -------------------------------------------
 
 let calls3 = [], fs3 = memfs({ [P.RECORD]: '{"ifaces":["eth1"],"until":1718000100}\n' });

@@ -28,6 +28,8 @@
 #                       the receive buffer the kernel's tuning may reach);
 #                       latency/tls-silent-client (the lab's HTTPS server
 #                       answers beside a client that never handshakes)
+#   latency/daemon-exit reterm-latencyd's ways out with adaptive shaping on
+#                       (tests/ucode/latency/exit.sh; root, ubusd, ubus)
 #   latency/vectors     tests/fixtures/grade-vectors.json is what
 #                       make-grade-vectors.mjs makes from today's grade.js
 #                       (node; grade.js through LuCI, skipped without it)
@@ -35,6 +37,7 @@
 MON=$HERE/latency
 . "$MON/tls.sh"
 . "$MON/hops.sh"
+. "$MON/exit.sh"
 
 # kill_started <pidfile>: end a process this script started, by its pid
 kill_started() {
@@ -79,6 +82,7 @@ latency_tests() {
 
 	tls_test
 	hops_test
+	exit_test
 
 	# the script loads grade.js through OpenWrt's LuCI; exit 3: not built
 	vec=0

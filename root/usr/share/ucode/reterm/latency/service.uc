@@ -41,7 +41,8 @@ export const IDLE_INTERVAL_MS = 1000, LOADED_INTERVAL_MS = 200, PROBE_TIMEOUT_MS
 export const LOAD_SHARE = 0.2, LOAD_NO_SHAPER_BPS = 1000000, PROBE_RATE_MS = 10000, RATE_WINDOW_MS = 600;
 
 // reterm-latencyd reads the settings through this module
-export const load_config = settings.load_config, load_policy = settings.load_policy;
+export const load_config = settings.load_config, load_policy = settings.load_policy, sqm_rates = settings.sqm_rates;
+export const AUTORATE_RECORD = autoshaper.RECORD;
 
 // env:
 //   clock     { mono(), wall() } ms
@@ -61,6 +62,11 @@ export const load_config = settings.load_config, load_policy = settings.load_pol
 //             (reterm.latency.test.resolve); without it names are refused
 //   policy    () -> load_policy() output, optional (default: no admin
 //             test server, the default proxy port)
+//   sqm_rates (queue) -> { dl, ul } kbit/s: sqm's config now (load_config's
+//             sqm_rates), optional: adaptive shaping gives them back
+//   record    path, optional: adaptive shaping's record (AUTORATE_RECORD)
+//   pid       this process's, optional (in the records)
+//   guard     (until) -> process, optional: the shaping pause's guard
 //   run       (argv, cb(exit code | null)): a command without a shell,
 //             answered from the loop (the shaping pause runs sqm-scripts'
 //             run.sh); without it test_start refuses pause_shaping
@@ -213,10 +219,8 @@ export function create(env, cfg) {
 	function autorate_follow() {
 		let had = auto != null && (length(auto.near()) > 0 || length(auto.off()) > 0);
 
-		auto?.close();
-
-		if (auto && !cfg.autorate)
-			auto.stop();
+		// sqm's rates back first: the settings, or the queue, changed
+		auto?.stop();
 
 		auto = cfg.autorate ? autoshaper.create(env, cfg.autorate, {
 			targets: () => filter([ filter(cfg.reflectors, (t) => index(t, ':') < 0)[0],
@@ -395,6 +399,8 @@ export function create(env, cfg) {
 		})
 	};
 
+	// what an instance that ended uncleanly left driven: sqm's rates back
+	autoshaper.recover(env);
 	autorate_follow();
 
 	return self;

@@ -70,6 +70,18 @@ export function load_policy(cursor) {
 	return out;
 };
 
+// sqm's rates of the enabled queue section named queue, as its config
+// holds them now: { dl, ul } kbit/s (0: that direction not shaped), or
+// null (no such enabled queue).  Adaptive shaping gives these back to CAKE
+// whenever it lets go of a queue.
+export function sqm_rates(cursor, queue) {
+	for (let q in counters.sqm_queues(cursor))
+		if (q.name == queue)
+			return { dl: int(q.download_bps / 1000), ul: int(q.upload_bps / 1000) };
+
+	return null;
+};
+
 // Adaptive shaping (`config autorate '<sqm queue section>'` in
 // /etc/config/reterm, option queue overrides the section name) for the
 // queue the monitor watches: cfg.autorate = { queue, settings, dev {dl,

@@ -18,6 +18,7 @@ import { RUN_MS } from 'reterm.latency.test.pause';
 
 // what procd gives its services
 const CHILD_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
+export const RECOVER = '/usr/libexec/reterm/latency-recover';
 
 // argv without a shell, answered from the loop: cb(exit code), or
 // cb(null) when it could not start or ran longer than RUN_MS (killed)
@@ -116,6 +117,14 @@ export function env(opts) {
 
 		// sqm-scripts' run.sh for the shaping pause
 		run: (argv, cb) => run(uloop, argv, cb),
+
+		// the pause's guard (reterm.latency.test.pause), not waited for: it
+		// outlives this process if need be, so its output goes nowhere (a
+		// pipe procd closes would kill it)
+		guard: (until) => uloop.process('/bin/sh', [ '-c', 'exec "$0" --guard "$1" </dev/null >/dev/null 2>&1',
+			RECOVER, sprintf('%d', until) ], CHILD_ENV, () => null),
+
+		pid: +fs.readlink('/proc/self'),
 
 		// https:// in a child (url.ca, url.referer, url.seconds from the
 		// test's start), http:// on sockets in this process

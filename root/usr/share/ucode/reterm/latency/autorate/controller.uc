@@ -53,8 +53,10 @@
 //          queue forming, it may have risen
 //   decay  the direction carries less than IDLE_SHARE: the rate moves
 //          DECAY of the way to base each tick
-//   hold   anything else, and whenever no probe answered for STALE_MS
-//          (no evidence: no raise; idle decay still applies)
+//   blind  no probe answered for STALE_MS (a WAN outage, an ICMP loss
+//          burst): what the line does is unknown, so both directions go
+//          back to base at once and stay there until answers come back
+//   hold   anything else
 //
 // A delta is a probe's delay above its reflector's baseline, split into
 // one-way parts where ICMP timestamps gave them (reterm.latency.autorate.reflectors,
@@ -95,7 +97,8 @@ export function cut_factor(worst) {
 };
 
 function kind(why) {
-	return (index(why, 'delay') == 0) ? 'cut' : (index(why, 'idle') > 0) ? 'decay' : 'raise';
+	return (index(why, 'delay') == 0) ? 'cut' : (index(why, 'no answer') == 0) ? 'blind' :
+		(index(why, 'idle') > 0) ? 'decay' : 'raise';
 }
 
 function whole(v) {
@@ -246,7 +249,7 @@ export function create(set, now) {
 				s.achieved = kbit;
 				s.share = share;
 
-				if (share == null)
+				if (share == null && !stale)
 					continue;
 
 				// a low answer since the last cut: its queue is gone (its
@@ -272,7 +275,12 @@ export function create(set, now) {
 				// drain (the ones before it were the old queue's)
 				let fresh = (s.drained == null) ? win : filter(win, (w) => w.t >= s.drained);
 
-				if (high && share >= CUT_SHARE && !spare) {
+				if (stale) {
+					// blind: base is what sqm would hold without us
+					to = base;
+					why = sprintf('no answer from any reflector for %d s: %s back to base', STALE_MS / 1000, d);
+				}
+				else if (high && share >= CUT_SHARE && !spare) {
 					// the worst delay that counts against this direction,
 					// as the worst two answers agree on it (one held up on
 					// its own does not set the depth)

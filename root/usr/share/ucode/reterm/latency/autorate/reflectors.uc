@@ -16,8 +16,16 @@
 // step) cannot pull them down; OWD_MISFITS in a row start them anew.
 //
 // Reflectors are judged as they answer:
-//   lost     LOST_OF of its last HEALTH_N probes unanswered: not used
-//            for SHUN_MS, then tried again
+//   lost     LOST_OF of its last HEALTH_N probes lost while the others
+//            answered: not used for SHUN_MS, then tried again.  A loss
+//            counts against its reflector only when the probe sent to
+//            another reflector just before it (within LOSS_SPAN_MS) was
+//            answered; it is judged once every probe sent before it has
+//            reported (SETTLE_MS later: the prober's timeout is shorter).
+//            Reflectors silent all at once (a WAN outage, an ICMP loss
+//            burst) are the line, not theirs: within such a silence
+//            only its first loss has an answered neighbour.  The last
+//            reflector in use is never shunned for losses
 //   erratic  ERRATIC_OF times in STRIKE_MS a delta above delay_ms that
 //            the other reflectors' answers contradict: low ones (at most
 //            delay_ms / 3) within JUDGE_MS before and after it, and no
@@ -29,8 +37,11 @@
 //            queue may lie beyond it.  A bloat needs two reflectors
 //            anyway, so one late reflector never cuts alone
 // A reflector not probed for GONE_MS (after its shun, if shunned) is
-// forgotten.  The newest WINDOW deltas of healthy reflectors are kept
-// for the controller: [ { t, target, delta, dir: { dl, ul } | null } ].
+// forgotten; while it is probed its baselines are kept however long it
+// stays silent (KEEP: a WAN outage must not make the first answers after
+// it, the line's queue refilling, the new baseline).  The newest WINDOW
+// deltas of healthy reflectors are kept for the controller:
+// [ { t, target, delta, dir: { dl, ul } | null } ].
 
 'use strict';
 
@@ -40,6 +51,7 @@ export const WINDOW = 6, OWD_TOL_MS = 5, OWD_MISFITS = 5;
 export const HEALTH_N = 10, LOST_OF = 5, SHUN_MS = 600000, GONE_MS = 60000;
 export const FALLBACK_EVERY = 4;
 export const JUDGE_MS = 1000, ERRATIC_OF = 4, STRIKE_MS = 20000;
+export const LOSS_SPAN_MS = 2000, SETTLE_MS = 3000;
 
 // At most this many configured reflectors (reterm.latency.settings
 // refuses the rest): at the idle probe rate (one a second), while near
@@ -47,7 +59,7 @@ export const JUDGE_MS = 1000, ERRATIC_OF = 4, STRIKE_MS = 20000;
 // is still probed every 48 s, before GONE_MS forgets its baseline; and a
 // round stays short (its building is quadratic in the targets)
 export const MAX_REFLECTORS = 12;
-const DAY_MS = 86400000;
+const DAY_MS = 86400000, KEEP = { reset_ms: DAY_MS };
 
 // one-way parts of a delay: each within the whole of it, and together
 // most of it (their baselines' sum is at most the RTT's)
@@ -153,8 +165,11 @@ export function count(list, f) {
 // delay_ms: the delay that counts as high; note(t, why, target): a
 // reflector was shunned (the controller keeps it as a decision)
 export function create(delay_ms, note) {
-	let refl = {};		// target -> { base, ow: { dl, ul, misfits } | null, hist: [ delta | null ], shunned_until, why, last }
+	let refl = {};		// target -> { base, ow: { dl, ul, misfits } | null, hist: [ 'a' | 'x' | 'l' ], shunned_until, why, last }
 	let window = [];	// newest last
+	let results = [];	// { t, target, ok } sent in the last SETTLE_MS + LOSS_SPAN_MS (the losses' neighbours)
+	let pending = [];	// { t, target } losses not judged yet
+	let newest = null;	// the latest send time of a result
 	let seen = [];		// { t, target, delta } of the last 2 x JUDGE_MS, for judge() (clear() keeps it)
 	let last_answer = null;
 	let near_hops = {};	// target -> true: found by the near-hop scan
@@ -175,6 +190,7 @@ export function create(delay_ms, note) {
 		r.ow = null;
 		window = filter(window, (w) => w.target != target);
 		seen = filter(seen, (w) => w.target != target);
+		pending = filter(pending, (w) => w.target != target);
 		note(t, sprintf('reflector %s not used for %d min: %s', target, SHUN_MS / 60000, why), target);
 	}
 
@@ -216,13 +232,68 @@ export function create(delay_ms, note) {
 		return null;
 	}
 
+	// a judged probe of target: 'a' answered, 'x' lost while the others
+	// answered, 'l' lost with the others (the line)
+	function record(target, what) {
+		let r = refl[target];
+
+		push(r.hist, what);
+
+		if (length(r.hist) > HEALTH_N)
+			shift(r.hist);
+	}
+
+	// another reflector in use besides target (t: mono now)
+	function others_in_use(target, t) {
+		for (let x in refl)
+			if (x != target && healthy(x, t))
+				return true;
+
+		return false;
+	}
+
+	// a probe's result (t: sent); the losses all probes before which
+	// have reported are judged: against their reflector when the probe
+	// to another one just before was answered
+	function result(target, t, ok) {
+		newest = max(newest ?? t, t);
+		push(results, { t, target, ok });
+
+		if (!ok)
+			push(pending, { t, target });
+
+		let due = filter(pending, (l) => newest - l.t >= SETTLE_MS);
+
+		pending = filter(pending, (l) => newest - l.t < SETTLE_MS);
+
+		for (let l in due) {
+			let r = refl[l.target], prev = null;
+
+			if (r == null || !healthy(l.target, newest))
+				continue;
+
+			for (let x in results)
+				if (x.target != l.target && x.t < l.t && (prev == null || x.t > prev.t))
+					prev = x;
+
+			record(l.target, (prev?.ok && l.t - prev.t <= LOSS_SPAN_MS) ? 'x' : 'l');
+
+			if (count(r.hist, (x) => x == 'x') >= LOST_OF && others_in_use(l.target, l.t))
+				shun(l.target, newest, sprintf('%d of its last %d probes unanswered while others answered',
+					count(r.hist, (x) => x == 'x'), length(r.hist)));
+		}
+
+		// the neighbours the next losses due may need
+		results = filter(results, (x) => newest - x.t <= SETTLE_MS + LOSS_SPAN_MS);
+	}
+
 	// the one-way parts of an answer's delta, or null
 	function split(r, delta, owd, t) {
 		// the offset may make them negative; the baselines take
 		// numbers >= 0 (a day is more than any offset: +-12 h)
 		let up = owd.up + DAY_MS, down = owd.down + DAY_MS;
 
-		r.ow ??= { ul: stats.baseline(), dl: stats.baseline(), misfits: 0 };
+		r.ow ??= { ul: stats.baseline(KEEP), dl: stats.baseline(KEEP), misfits: 0 };
 
 		// judged before the sample moves the baselines
 		if (r.ow.ul.value() != null && !fits({ ul: up - r.ow.ul.value(), dl: down - r.ow.dl.value() }, delta)) {
@@ -250,7 +321,7 @@ export function create(delay_ms, note) {
 			let r = refl[target];
 
 			if (r == null || r.shunned_until != null)
-				r = refl[target] = { base: stats.baseline(), hist: [], shunned_until: null, why: null };
+				r = refl[target] = { base: stats.baseline(KEEP), hist: [], shunned_until: null, why: null };
 
 			r.last = t;
 
@@ -264,18 +335,14 @@ export function create(delay_ms, note) {
 			if (delta != null && isnum(owd?.up) && isnum(owd?.down))
 				dir = split(r, delta, owd, t);
 
-			if (delta != null)
+			if (delta != null) {
 				r.one_way = dir != null;	// its last answer split the delay
+				record(target, 'a');
+			}
 
-			push(r.hist, delta);
+			result(target, t, delta != null);
 
-			if (length(r.hist) > HEALTH_N)
-				shift(r.hist);
-
-			if (count(r.hist, (x) => x == null) >= LOST_OF)
-				return shun(target, t, sprintf('%d of its last %d probes unanswered', LOST_OF, length(r.hist)));
-
-			if (delta == null)
+			if (delta == null || !healthy(target, t))
 				return null;
 
 			let odd = judge(target, delta, t);
@@ -338,7 +405,7 @@ export function create(delay_ms, note) {
 
 				push(rl, { target, state: off ? 'shunned' : 'used', why: off ? r.why : null,
 					baseline_ms: stats.round1(r.base.value()), one_way: r.one_way == true,
-					answered: count(r.hist, (x) => x != null), probes: length(r.hist) });
+					answered: count(r.hist, (x) => x == 'a'), probes: length(r.hist) });
 			}
 
 			return rl;

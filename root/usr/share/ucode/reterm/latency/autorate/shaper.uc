@@ -9,7 +9,12 @@
 //   - every CAKE reading (once a second) is compared with our rate: sqm
 //     restarted (or the WAN came back) with its own -> ours again; no
 //     CAKE (sqm stopped, WAN down, the guided test's pause) -> hold
-//   - stop() (disabled, reterm-latencyd stopping) puts sqm's own rates back
+//   - stop() (disabled, another queue watched, reterm-latencyd stopping)
+//     puts back the rates sqm's config holds at that moment
+//     (env.sqm_rates(queue); those read at start where it has none)
+//   - env.record (a path, the daemon's RECORD): which queue and devices
+//     are driven, written at start and removed by stop(); a start after an
+//     unclean exit finds it and puts sqm's rates back first (recover())
 //   - the first hops towards the first IPv4 and the first IPv6 reflector
 //     are scanned at start and every hops.SCAN_MS (reterm.latency.probe.hops);
 //     near() lists the ones to probe first (the service makes the
@@ -23,6 +28,82 @@
 
 import * as autorate from 'reterm.latency.autorate.controller';
 import * as hops from 'reterm.latency.probe.hops';
+import { netdev, matches } from 'reterm.validate';
+
+export const RECORD = '/var/run/reterm/autorate.json';
+const MAX_RECORD = 1024;
+
+// a rate sqm may hold (kbit/s)
+function kbit(v) {
+	return (type(v) == 'int' && v >= autorate.MIN_KBIT && v <= autorate.MAX_KBIT) ? v : null;
+}
+
+// the rates sqm's config holds for queue now, each direction falling back
+// to known's (env.sqm_rates: the daemon's reader; none in tests without it)
+function sqm_now(env, queue, known) {
+	let now = null, out = {};
+
+	try {
+		now = env.sqm_rates?.(queue);
+	}
+	catch (e) {
+		now = null;
+	}
+
+	for (let d in autorate.DIRS)
+		out[d] = kbit(now?.[d]) ?? kbit(known?.[d]);
+
+	return out;
+}
+
+// sqm's rates back on dev { dl, ul } (a direction without one untouched)
+function give_back(env, dev, queue, known) {
+	let r = sqm_now(env, queue, known);
+
+	for (let d in autorate.DIRS)
+		if (r[d] != null)
+			env.qdisc.change(dev[d], r[d]);
+
+	return r;
+}
+
+// At start: the record an instance that ended uncleanly left (env.record,
+// read at most MAX_RECORD bytes): sqm's rates back on its devices, the
+// record removed.  A record whose queue or devices are not names, or
+// whose rates are no numbers, sets nothing.  Also used without the daemon
+// (/usr/libexec/reterm/latency-recover).
+export function recover(env) {
+	let text = env.record ? env.fs.readfile(env.record, MAX_RECORD) : null;
+
+	if (text == null)
+		return null;
+
+	env.fs.unlink(env.record);
+
+	let rec = null;
+
+	try {
+		rec = json(text);
+	}
+	catch (e) {
+		rec = null;
+	}
+
+	let dev = { dl: netdev(rec?.dev?.dl), ul: netdev(rec?.dev?.ul) };
+	let queue = matches(rec?.queue, /^[A-Za-z0-9_]{1,64}$/) ? rec.queue : null;
+
+	if (queue == null || dev.dl == null || dev.ul == null) {
+		env.log?.(`autorate: ${env.record} is not a record of ours, ignored`);
+		return null;
+	}
+
+	let r = give_back(env, dev, queue, rec.sqm);
+
+	env.log?.(sprintf('autorate: %s was left driven by an unclean exit: sqm\'s rates back (dl %s, ul %s kbit/s)',
+		queue, r.dl ?? '-', r.ul ?? '-'));
+
+	return r;
+};
 
 // env: { clock, qdisc, log, timer, ttl_probe (optional: no scan without
 // it), trace (optional, lab: each probe and tick as an object) }; a: cfg.autorate (see settings.load_autorate); hooks: { targets()
@@ -40,6 +121,13 @@ export function create(env, a, hooks) {
 
 	function set(d, kbit) {
 		return env.qdisc.change(a.dev[d], kbit);
+	}
+
+	if (env.record) {
+		env.fs.mkdir?.(replace(env.record, /\/[^\/]*$/, ''));
+
+		if (!env.fs.writefile(env.record, sprintf('%J\n', { queue: a.queue, dev: a.dev, sqm: a.sqm, pid: env.pid })))
+			log(`autorate: cannot write ${env.record}: after an unclean exit sqm's rates come back with sqm`);
 	}
 
 	for (let d in autorate.DIRS)
@@ -192,7 +280,8 @@ export function create(env, a, hooks) {
 		// no more scans (replaced by new settings)
 		close,
 
-		// sqm's own rates back on the qdiscs (disabled, reterm-latencyd stops)
+		// the rates sqm's config holds now back on the qdiscs (disabled,
+		// another queue watched, reterm-latencyd stops)
 		stop: function() {
 			close();
 
@@ -201,11 +290,12 @@ export function create(env, a, hooks) {
 
 			restored = true;
 
-			for (let d in autorate.DIRS)
-				if (a.sqm[d] > 0)
-					set(d, a.sqm[d]);
+			let r = give_back(env, a.dev, a.queue, a.sqm);
 
-			log(`autorate off on ${a.queue}: sqm's rates back`);
+			if (env.record)
+				env.fs.unlink(env.record);
+
+			log(sprintf('autorate off on %s: sqm\'s rates back (dl %s, ul %s kbit/s)', a.queue, r.dl ?? '-', r.ul ?? '-'));
 		},
 
 		status: function(now, wall) {

@@ -10,18 +10,23 @@
 // latest at a deadline (the test's length and GRACE_S); and when reterm-latencyd
 // starts and finds the record a previous instance left in RECORD (it
 // crashed or was killed mid-test).  A closed browser tab changes nothing.
+// Without this process: the record names it (env.pid), and env.guard(until)
+// starts a process of its own (/usr/libexec/reterm/latency-recover --guard)
+// that ends the pause when its daemon died and was not started again; the
+// init script's start and stop end a pause whose daemon is gone.
 //
 //   let p = pause.create(env);
 //   p.pause([ 'eth1' ], until_s, (res) => …)   res: { ifaces: [...] } or
 //                                   { error: 'pause_failed', message }
 //   p.restore('why', cb)           start the paused queues again
-//   p.recover(cb)                  at start: restore a left-over record
+//   p.recover(cb[, why])           at start: restore a left-over record
 //   p.status()                     null | { ifaces, state, until, message }
 //   p.active(ifaces)               those of ifaces whose sqm queue runs
 //
 // env: { run(argv, cb(rc)), fs { access, readfile, writefile, unlink,
-// mkdir }, clock { wall() ms }, timer(ms, cb), log(msg) }.  run() calls
-// cb once with the exit code (null when it did not finish in RUN_MS).
+// mkdir }, clock { wall() ms }, timer(ms, cb), log(msg), pid, guard(until)
+// (both optional) }.  run() calls cb once with the exit code (null when it
+// did not finish in RUN_MS).
 
 'use strict';
 
@@ -45,7 +50,7 @@ export function create(env) {
 	function write_record() {
 		fs.mkdir?.('/var/run/reterm');
 
-		if (!fs.writefile(RECORD, sprintf('%J\n', { ifaces: cur.ifaces, until: cur.until })))
+		if (!fs.writefile(RECORD, sprintf('%J\n', { ifaces: cur.ifaces, until: cur.until, pid: env.pid })))
 			log(`cannot write ${RECORD}: the pause ends with the test, not after a restart`);
 	}
 
@@ -104,6 +109,7 @@ export function create(env) {
 						deadline = null;
 						self.restore('the pause reached its deadline');
 					});
+					env.guard?.(cur.until);
 
 					return cb({ ifaces: [ ...run ] });
 				}
@@ -139,7 +145,7 @@ export function create(env) {
 		},
 
 		// a record a previous reterm-latencyd left: its pause never ended
-		recover: function(cb) {
+		recover: function(cb, why) {
 			let text = fs.readfile(RECORD, MAX_RECORD), rec = null;
 
 			if (text == null)
@@ -160,7 +166,7 @@ export function create(env) {
 			}
 
 			cur = { ifaces, state: 'paused', until: int(rec.until ?? 0) };
-			self.restore('reterm-latencyd restarted during a test', cb);
+			self.restore(why ?? 'reterm-latencyd restarted during a test', cb);
 		}
 	};
 

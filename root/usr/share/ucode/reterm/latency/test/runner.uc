@@ -44,7 +44,7 @@ export function create(env, cfg, hooks) {
 	let starting = null;	// a test_start waiting for name resolution or the pause
 	let last_end = null;	// mono ms when the last test ended
 	let shaping = pause.create({ run: env.run, fs: env.fs, clock: env.clock, timer: env.timer,
-	                             log: (m) => env.log?.(m) });
+	                             log: (m) => env.log?.(m), pid: env.pid, guard: env.guard });
 
 	function log(msg) {
 		env.log?.(msg);
