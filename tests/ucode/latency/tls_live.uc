@@ -65,7 +65,18 @@ let loads = {};
 push(steps, () => {
 	loads.down = tl.start(env, { url: down, dir: 'down', streams: 4, ca, referer: ref, seconds: 20 });
 	loads.up = tl.start(env, { url: up, dir: 'up', streams: 4, ca, referer: ref, seconds: 20 });
+	// the streams with a request open, at most: a stream between two
+	// requests is not counted in one report, so one report may say 3
+	results.down_connected = 0;
+	let watch = uloop.timer(100, () => {
+		let n = loads.down.status()?.connected ?? 0;
+
+		if (n > results.down_connected)
+			results.down_connected = n;
+		watch.set(100);
+	});
 	uloop.timer(3000, () => {
+		watch.cancel();
 		results.running = children();
 		results.down = [ loads.down.bytes(), loads.down.status(), loads.down.usage() ];
 		results.up = [ loads.up.bytes(), loads.up.status() ];
@@ -105,7 +116,7 @@ c.eq('check: a name that does not resolve -> dns_failed', results.dns?.error, 'd
 c.eq('check: HTTP 403 -> throttled, named', [ results.throttled?.error, match(results.throttled?.message ?? '', /^lab: speed\.test refused the test \(HTTP 403\)/) != null ], [ 'throttled', true ]);
 c.eq('check: connected to an address that was not checked -> refused before the request', results.address?.error, 'unreachable');
 c.eq('load: one process per direction while running, none within 2 s after stop', [ results.running, results.after_stop ], [ 2, 0 ]);
-c.ok(`load: 4 download streams moved > 10 MB in 3 s: ${results.down?.[0]}`, results.down?.[0] > 10000000 && results.down[1].connected == 4);
+c.ok(`load: 4 download streams (${results.down_connected} seen at once) moved > 10 MB in 3 s: ${results.down?.[0]}`, results.down?.[0] > 10000000 && results.down_connected == 4);
 c.ok(`load: 4 upload streams moved > 10 MB in 3 s: ${results.up?.[0]}`, results.up?.[0] > 10000000 && results.up[1].errors == 0);
 c.ok(`load: the child reports its CPU and peak RSS: ${results.down?.[2]}`, results.down?.[2]?.cpu_ms > 0 && results.down[2].hwm_kb > 0);
 c.eq('a load child ends by itself after its deadline', results.orphan, 0);
