@@ -115,9 +115,9 @@ check('dest_port REJECT without a source: those ports stay direct', r.direct,
 	[ 'tcp dport { 25, 465 } return' ]);
 check('dest_port REJECT: every device still selected', r.devices, [ A, B, C ]);
 
-r = run([ rule({ dest_ip: [ '203.0.113.5-203.0.113.9', '198.51.100.7/255.255.255.0' ] }) ]);
+r = run([ rule({ dest_ip: [ '203.0.113.0/28', '198.51.100.7/255.255.255.0' ] }) ]);
 check('dest_ip REJECT without a source: those destinations stay direct', r.direct,
-	[ 'meta nfproto ipv4 ip daddr { 203.0.113.5-203.0.113.9, 198.51.100.0/24 } return' ]);
+	[ 'meta nfproto ipv4 ip daddr { 203.0.113.0/28, 198.51.100.0/24 } return' ]);
 
 r = run([ rule({ src_mac: '!' + C, target: 'DROP' }) ]);
 check('negated src_mac: every selected device but that one left direct', r.devices, [ C ]);
@@ -204,6 +204,10 @@ check('a negated entry that cannot be read is left out (matches more), and may b
 	'meta nfproto ipv4 ip saddr != { 192.168.1.9/32 } tcp dport { 22 } return',
 	'meta nfproto ipv6 tcp dport { 22 } return'
 ]);
+
+r = run([ rule({ dest_ip: '203.0.113.5-203.0.113.9' }) ]);
+check('an address range (not rendered): no destination condition (everything)', r.devices, []);
+ok('an address range: a warning names dest_ip', length(filter(r.errors, e => index(e, 'its dest_ip cannot be followed') >= 0)) == 1, r.errors);
 
 r = run([ rule({ dest_ip: '10.0.0.1/0.255.0.255' }) ]);
 check('a non-contiguous mask: no destination condition (everything)', r.devices, []);
