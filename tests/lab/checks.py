@@ -195,9 +195,26 @@ CHECKS = {
          and m["full_fetch_direct"] == 1 and m["full_fetch_ms"] < 2000
          and 14 <= m["full_proxied_sessions"] <= 16),
         ("a firewall REJECT for the selected device's MAC blocks it with reterm on as without",
-         lambda m: m["firewall_device_left_direct"] == 1
-         and m["firewall_on_kind"] in ("refused", "reset")
-         and m["firewall_off_kind"] in ("refused", "reset")),
+         lambda m: m["firewall_mac_device_left_direct"] == 1
+         and m["firewall_mac_on_kind"] in ("refused", "reset")
+         and m["firewall_mac_off_kind"] in ("refused", "reset")),
+        ("a firewall REJECT for its IPv4 address (src_ip) blocks the selected device's IPv4 TCP with reterm on "
+         "as without; its IPv6 is still re-terminated",
+         lambda m: m["firewall_srcip_device_left_direct"] == 0
+         and m["firewall_srcip_on_kind"] in ("refused", "reset")
+         and m["firewall_srcip_off_kind"] in ("refused", "reset")
+         and m["firewall_srcip_unmatched_proxied"] == 1),
+        ("a firewall REJECT of port 8080 without a source blocks it for the selected device with reterm on "
+         "as without; port 80 is still re-terminated",
+         lambda m: m["firewall_port_device_left_direct"] == 0
+         and m["firewall_port_on_kind"] in ("refused", "reset")
+         and m["firewall_port_off_kind"] in ("refused", "reset")
+         and m["firewall_port_unmatched_proxied"] == 1),
+        ("a firewall REJECT for every MAC but another one's (negated src_mac) blocks the selected device "
+         "with reterm on as without",
+         lambda m: m["firewall_negmac_device_left_direct"] == 1
+         and m["firewall_negmac_on_kind"] in ("refused", "reset")
+         and m["firewall_negmac_off_kind"] in ("refused", "reset")),
         # the proxy learns of the refusal one round trip later at most
         ("a closed far port fails through reterm within direct + 1 RTT (130 ms)",
          lambda m: m["refused_reterm_kind"] in ("eof", "reset")

@@ -12,6 +12,11 @@
 #   fw4/policy    a REJECT rule for the device's MAC (lan->wan): fw4 puts it
 #                 in the forward path; reterm leaves the device direct there
 #                 and status says why
+#   fw4/policy-kinds  rules by src_ip, by port without a source and by a
+#                 negated MAC, committed with uci and a config.change event
+#                 of `firewall` only (what LuCI's apply sends): procd's
+#                 trigger reloads reterm, which keeps what they match direct;
+#                 the rules gone, the same way, everything is diverted again
 #   fw4/reboot    with /var emptied (after a reboot) fw4 prints no reterm rule
 
 # fw4 print writes include statements: each of ours must stand where
@@ -91,6 +96,48 @@ EOF
 	osh "nft list set inet fw4 reterm_devices" | grep -q "02:00:00:00:3d:51" || { echo "not diverted again after the rule went"; return 1; }
 }
 check "fw4/policy: a per-MAC REJECT lan->wan leaves the device direct (fw4's rule applies), status says why" fw4_policy
+
+fw4_policy_kinds() {
+	local st chain
+	osh "uci -q batch" >/dev/null <<'EOF'
+add firewall rule
+set firewall.@rule[-1].name='Block an address'
+set firewall.@rule[-1].src='lan'
+set firewall.@rule[-1].dest='wan'
+set firewall.@rule[-1].src_ip='192.168.1.50'
+set firewall.@rule[-1].target='REJECT'
+add firewall rule
+set firewall.@rule[-1].name='No port 2525'
+set firewall.@rule[-1].src='lan'
+set firewall.@rule[-1].dest='wan'
+set firewall.@rule[-1].proto='tcp'
+set firewall.@rule[-1].dest_port='2525'
+set firewall.@rule[-1].target='REJECT'
+add firewall rule
+set firewall.@rule[-1].name='Only the PC'
+set firewall.@rule[-1].src='lan'
+set firewall.@rule[-1].dest='wan'
+set firewall.@rule[-1].src_mac='!02:00:00:00:00:99'
+set firewall.@rule[-1].target='DROP'
+commit firewall
+EOF
+	event firewall && triggers_idle || { echo "the reload triggers did not end"; return 1; }
+	chain=$(osh "nft list chain inet fw4 forward_lan")
+	grep -q "ip saddr 192.168.1.50 .*reject" <<<"$chain" && grep -q "tcp dport 2525 .*reject" <<<"$chain" &&
+		grep -qi "ether saddr != 02:00:00:00:00:99 .*drop" <<<"$chain" || { echo "fw4 did not reload with the rules: $chain"; return 1; }
+	chain=$(osh "nft list chain inet fw4 reterm_prerouting")
+	grep -q "ip saddr 192.168.1.50 return" <<<"$chain" && grep -q "tcp dport 2525 return" <<<"$chain" ||
+		{ echo "reterm did not reload with return rules for them: $chain"; return 1; }
+	osh "nft list set inet fw4 reterm_devices" | grep -q "02:00:00:00:3d:51" && { echo "device still diverted (negated MAC)"; return 1; }
+	st=$(osh "ubus call reterm status")
+	grep -q 'firewall rule \\"No port 2525\\"' <<<"$st" &&
+		grep -q 'is not re-terminated: firewall rule \\"Only the PC\\" (drop)' <<<"$st" || { echo "status: $st"; return 1; }
+	osh "for i in 1 2 3; do uci delete firewall.@rule[-1]; done; uci commit firewall" && event firewall && triggers_idle ||
+		{ echo "the reload triggers did not end"; return 1; }
+	osh "nft list chain inet fw4 reterm_prerouting" | grep -q "firewall rule" && { echo "return rules left after the rules went"; return 1; }
+	osh "nft list set inet fw4 reterm_devices" | grep -q "02:00:00:00:3d:51" || { echo "not diverted again after the rules went"; return 1; }
+}
+check "fw4/policy-kinds: src_ip, port and negated-MAC rules reach reterm through procd's trigger on firewall; undone the same way" fw4_policy_kinds
 
 fw4_reboot() {
 	# what a reboot leaves: /var is RAM, the include links dangle

@@ -90,7 +90,7 @@ nofile = i.get("limits", {}).get("nofile", "")
 if not nofile or int(nofile.split()[0]) < 3 * 256:
     bad.append("limits " + repr(i.get("limits")))
 trig = json.dumps(m.get("triggers"))
-if "config.change" not in trig or "\"reterm\"" not in trig:
+if "config.change" not in trig or "\"reterm\"" not in trig or "\"firewall\"" not in trig:
     bad.append("triggers " + trig)
 if bad:
     sys.exit("service set differs: %s\n%s" % (bad, json.dumps(i)))

@@ -96,7 +96,8 @@ const VALID = {
 	mark_mask: [ '0x100', '0xf00' ], table: [ '100' ], maxconn: [ '1024' ], cidr: [ '192.0.2.0/24' ],
 	hostname: [ 'speed.example.net' ], ip: [ '2001:db8::1' ], http_url: [ 'http://192.0.2.10/bytes/1000' ],
 	https_url: [ 'https://speed.example.net/up' ], test_url: [ 'http://speed.example.net:8080/x?a=1' ],
-	one_line: [ '4000' ], matches: [ '4000', /^[0-9]{1,9}$/ ]
+	one_line: [ '4000' ], matches: [ '4000', /^[0-9]{1,9}$/ ],
+	fw_mac: [ '2-0:0:0:0-A' ], fw_port: [ '5000:5010' ], fw_addr: [ '198.51.100.7/255.255.255.0' ]
 };
 
 for (let fn in sort(keys(v))) {

@@ -23,7 +23,9 @@
 #                         the window audit's state must survive it
 #   haproxy/<name>        haproxy -c on the golden haproxy.cfg, no warnings,
 #                         no forbidden keywords
-# Plus unit/validate (tests/ucode/validate_test.uc), unit/newline (no
+# Plus unit/validate (tests/ucode/validate_test.uc), unit/fwpolicy (what
+# each kind of firewall rule makes reterm keep direct, hostile values
+# never in nft: tests/ucode/fwpolicy_test.uc), unit/newline (no
 # validator, ubus argument or UCI option takes a value with \n, \r or NUL:
 # tests/ucode/newline_test.uc), and for the ubus API:
 #   unit/api-parse        parsers and audit logic on recorded outputs
@@ -264,6 +266,7 @@ for f in "${fixtures[@]}"; do
 done
 
 uc_test unit/validate "$TMP/unit.log" -L "$MODS" "$HERE/validate_test.uc"
+uc_test unit/fwpolicy "$TMP/fwpolicy.log" -L "$MODS" "$HERE/fwpolicy_test.uc"
 uc_test unit/newline "$TMP/newline.log" -L "$MODS" "$HERE/newline_test.uc" "$ROOT"
 API=$HERE/api
 uc_test unit/api-parse "$TMP/parse.log" -L "$MODS" "$API/parse_test.uc"

@@ -158,6 +158,32 @@ cases('cidr', [
 	[ '192.0.2.0/255.255.255.0', null ], [ '', null ]
 ]);
 
+// firewall4's syntax of rule values, narrowed to what renders exactly
+cases('fw_mac', [
+	[ '02:00:00:00:3d:51', '02:00:00:00:3d:51' ], [ 'AA-b-0:0:0:1', 'aa:0b:00:00:00:01' ],
+	[ '1:2:3:4:5', null ], [ '1:2:3:4:5:6:7', null ], [ '123:0:0:0:0:1', null ], [ '1:2:3:4:5:g', null ],
+	[ '1.2.3.4.5.6', null ], [ '!1:2:3:4:5:6', null ], [ '1:2:3:4:5:6 ', null ], [ '', null ], [ null, null ]
+]);
+
+cases('fw_port', [
+	[ '0', [ 0, 0 ] ], [ '25', [ 25, 25 ] ], [ '0080', [ 80, 80 ] ], [ '5000-5010', [ 5000, 5010 ] ],
+	[ '5000:5010', [ 5000, 5010 ] ], [ '65535', [ 65535, 65535 ] ], [ '65536', null ], [ '90-80', null ],
+	[ '80-', null ], [ '-80', null ], [ '80,443', null ], [ '100000', null ], [ 'http', null ], [ '', null ]
+]);
+
+cases('fw_addr', [
+	[ '192.168.1.50', { family: 4, cidr: '192.168.1.50/32' } ],
+	[ '192.168.1.77/24', { family: 4, cidr: '192.168.1.0/24' } ],
+	[ '192.168.1.77/255.255.255.0', { family: 4, cidr: '192.168.1.0/24' } ],
+	[ '192.168.1.77/255.255.255.255', { family: 4, cidr: '192.168.1.77/32' } ],
+	[ '192.168.1.77/0.0.0.0', { family: 4, cidr: '0.0.0.0/0' } ],
+	[ '2001:db8::1/ffff:ffff::', { family: 6, cidr: '2001:db8::/32' } ],
+	[ '2001:db8::/48', { family: 6, cidr: '2001:db8::/48' } ],
+	[ '192.168.1.0/255.0.255.0', null ], [ '192.168.1.0/0.0.0.255', null ], [ '::1/::ffff', null ],
+	[ '192.168.1.0/ffff::', null ], [ '2001:db8::/255.255.0.0', null ], [ '192.168.1.5-192.168.1.9', null ],
+	[ 'lan', null ], [ '192.168.1.0/33', null ], [ '192.168.1.0/24/1', null ], [ 'fe80::1%eth0', null ], [ '', null ]
+]);
+
 // Every validator must reject strings that try to break out of nft,
 // haproxy or shell syntax.
 let hostile = [
@@ -168,7 +194,8 @@ let hostile = [
 ];
 
 for (let h in hostile)
-	for (let fn in [ 'bool', 'mac', 'port', 'port_range', 'ports', 'name', 'netdev', 'hex32', 'table', 'maxconn', 'cidr' ])
+	for (let fn in [ 'bool', 'mac', 'port', 'port_range', 'ports', 'name', 'netdev', 'hex32', 'table', 'maxconn', 'cidr',
+			'fw_mac', 'fw_port', 'fw_addr' ])
 		check(sprintf('hostile %s(%J)', fn, h), v[fn](h), null);
 
 // Automatic values.

@@ -10,9 +10,13 @@ lab router at 130 ms / 20 Mbit/s:
                selected device still works, directly
   refused      a closed port on the far server fails through reterm about as
                fast as direct (no 5 s of haproxy retries)
-  firewall     a REJECT rule of the firewall for the selected device's MAC
-               blocks its TCP with reterm on as without (the device is left
-               direct, where fw4's forward rule applies)
+  firewall     one REJECT rule of the firewall of each kind - the selected
+               device's MAC, its IPv4 address (src_ip), a port without a
+               source (dest_port), every MAC but cli2's (negated src_mac) -
+               blocks its TCP with reterm on as without: what the rule
+               matches stays direct, where fw4's forward rule applies; what
+               it does not match (IPv6 for src_ip, port 80 for dest_port) is
+               still re-terminated
 
 Needs ucode (the configs are rendered); without it the scenario skips."""
 import json
@@ -46,7 +50,7 @@ config device
 """
 
 
-# /etc/config/firewall with a per-MAC REJECT towards the WAN for `cli`
+# /etc/config/firewall: zones, forwarding, and one rule (RULES)
 FIREWALL = """config zone
 	option name 'lan'
 	list network 'lan'
@@ -62,15 +66,49 @@ config forwarding
 	option dest 'wan'
 
 config rule
-	option name 'Block the 3DS'
+	option name '%s'
 	option src 'lan'
 	option dest 'wan'
-	option src_mac '02:00:00:00:3d:51'
 	option target 'REJECT'
 """
-# what fw4 makes of that rule in its forward path (fw4-emu has no rules)
-FW_REJECT = ["insert", "rule", "inet", "fw4", "forward", "ether", "saddr",
-             "02:00:00:00:3d:51", "meta", "l4proto", "tcp", "reject", "with", "tcp", "reset"]
+CLI_MAC, CLI4 = topo.CLIENTS["cli"][:2]
+CLI2_MAC = topo.CLIENTS["cli2"][0]
+# kind: (the rule's match options, the match of the forward rule fw4 makes
+# of it (fw4-emu has no rules), the port it blocks, what it leaves out and
+# must still be re-terminated: (server, port, the router's address the
+# server sees) or None)
+RULES = {
+    "mac": ("\toption src_mac '%s'\n" % CLI_MAC, ["ether", "saddr", CLI_MAC], 80, None),
+    "srcip": ("\toption src_ip '%s'\n" % CLI4, ["ip", "saddr", CLI4], 80, (topo.SRV6, 80, topo.RTR_WAN6)),
+    "port": ("\toption proto 'tcp'\n\toption dest_port '8080'\n", ["tcp", "dport", "8080"], 8080,
+             (topo.SRV4, 80, topo.RTR_WAN4)),
+    "negmac": ("\tlist src_mac '!%s'\n" % CLI2_MAC, ["ether", "saddr", "!=", CLI2_MAC], 80, None),
+}
+
+
+def fw_reject(match):
+    """fw4's forward rule for a REJECT rule (handle_reject: a TCP reset)"""
+    return ["insert", "rule", "inet", "fw4", "forward"] + match + [
+        "meta", "l4proto", "tcp", "reject", "with", "tcp", "reset"]
+
+
+def firewall_rule(router, confdir, res, kind):
+    """one rule of the kind: cli blocked with reterm on and off; what the
+    rule leaves out still re-terminated"""
+    opts, match, port, other = RULES[kind]
+    configure(router, confdir, enabled=1, firewall=FIREWALL % ("Block " + kind) + opts)
+    router.apply("start")
+    sh.run(["nft"] + fw_reject(match), ns="rtr")
+    sets = sh.run(["nft", "list", "set", "inet", "fw4", "reterm_devices"], ns="rtr")
+    res["firewall_%s_device_left_direct" % kind] = int(CLI_MAC not in sets)
+    res["firewall_%s_on_kind" % kind] = tcpcheck("cli", "refused", topo.SRV4, port)["kind"]
+    if other:
+        r = fetch("cli", other[0], other[1])
+        res["firewall_%s_unmatched_proxied" % kind] = int(r["status"] == 200 and r["peer"] == other[2])
+    router.apply("stop")
+    sh.run(["nft"] + fw_reject(match), ns="rtr", check=False)
+    res["firewall_%s_off_kind" % kind] = tcpcheck("cli", "refused", topo.SRV4, port)["kind"]
+    configure(router, confdir, enabled=1)
 
 
 def configure(router, confdir, enabled=1, maxconn="", firewall=None):
@@ -145,17 +183,9 @@ def run():
         r = tcpcheck("cli", "refused", topo.SRV4, 9)
         res["refused_reterm_ms"], res["refused_reterm_kind"] = r["ms"], r["kind"]
 
-        # firewall: REJECT for cli's MAC; reterm on, then off
-        configure(router, confdir, enabled=1, firewall=FIREWALL)
-        router.apply("start")
-        sh.run(["nft"] + FW_REJECT, ns="rtr")
-        sets = sh.run(["nft", "list", "set", "inet", "fw4", "reterm_devices"], ns="rtr")
-        res["firewall_device_left_direct"] = int("02:00:00:00:3d:51" not in sets)
-        res["firewall_on_kind"] = tcpcheck("cli", "refused", topo.SRV4, 80)["kind"]
-        router.apply("stop")
-        sh.run(["nft"] + FW_REJECT, ns="rtr", check=False)
-        res["firewall_off_kind"] = tcpcheck("cli", "refused", topo.SRV4, 80)["kind"]
-        configure(router, confdir, enabled=1)
+        # firewall: a REJECT rule of each kind; reterm on, then off
+        for kind in RULES:
+            firewall_rule(router, confdir, res, kind)
 
         # full: maxconn 16, 20 idle connections held, then one more fetch
         router.stop()

@@ -257,8 +257,10 @@ export function load(cursor, meminfo_kb) {
 	});
 
 	// firewall policies a re-terminated connection would escape: such
-	// devices stay direct (reterm.fwpolicy)
+	// devices, and what other rules match, stay direct (reterm.fwpolicy)
 	let fw = fwpolicy.check(cursor, cfg.devices);
+
+	cfg.fw_direct = fw.all ? [] : fw.direct;
 
 	for (let w in fw.warnings)
 		push(errors, w);

@@ -320,6 +320,49 @@ export function ip(s) {
 	return (type(a) == 'array' && (length(a) == 4 || length(a) == 16)) ? arrtoip(a) : null;
 };
 
+// ---- firewall4's rule values (reterm.fwpolicy) --------------------------
+// One entry of a rule's option (after a leading "!") as fw4 reads it,
+// narrowed to what reterm renders exactly; null for the rest, which the
+// caller then takes as matching more, never less.
+
+// MAC: six groups of 1-2 hex digits joined by ":" or "-" (fw4's parse_mac)
+export function fw_mac(s) {
+	let m = printable(s, 17) &&
+		match(s, /^([0-9A-Fa-f]{1,2})[:-]([0-9A-Fa-f]{1,2})[:-]([0-9A-Fa-f]{1,2})[:-]([0-9A-Fa-f]{1,2})[:-]([0-9A-Fa-f]{1,2})[:-]([0-9A-Fa-f]{1,2})$/);
+
+	return m ? join(':', map(slice(m, 1), (x) => sprintf('%02x', hex(x)))) : null;
+};
+
+// Port or range: "N", "N-M" or "N:M", 0-65535, N <= M; returns [ N, M ].
+export function fw_port(s) {
+	let m = printable(s, 11) && match(s, /^([0-9]{1,5})([-:]([0-9]{1,5}))?$/);
+	let a = m && +m[1], b = m && ((m[3] != null) ? +m[3] : a);
+
+	return (m && a <= b && b <= 65535) ? [ a, b ] : null;
+};
+
+// Address: "ADDR", "ADDR/LEN" or "ADDR/MASK" with a contiguous mask;
+// returns cidr()'s { family, cidr }.  Network names, ranges and
+// non-contiguous masks are not taken.
+export function fw_addr(s) {
+	let p = printable(s, 91) ? split(s, '/') : [];
+
+	if (length(p) == 2 && !match(p[1], /^[0-9]+$/)) {
+		// a mask written as an address: as many ones as a prefix of that
+		// length, nothing behind them
+		let m = ip(p[1]) && iptoarr(p[1]), ones = 0;
+
+		for (let i = 0; m && i < length(m); i++)
+			for (let x = m[i]; x; x >>= 1)
+				ones += x & 1;
+
+		s = (m && length(m) == length(iptoarr(p[0]) ?? []) &&
+			cidr(`${p[1]}/${ones}`)?.cidr == `${arrtoip(m)}/${ones}`) ? `${p[0]}/${ones}` : null;
+	}
+
+	return cidr(s);
+};
+
 // { url, scheme, host, port, path, family: 4|6|null (a name) } or null
 function parse_url(s, scheme) {
 	if (!printable(s, MAX_URL) || substr(s, 0, length(scheme) + 3) != `${scheme}://`)

@@ -225,6 +225,31 @@ export function ruleset_pre(cfg) {
 	return HEADER + join('\n', out) + '\n';
 };
 
+// What a firewall rule matches stays direct, where fw4 applies it
+// (reterm.fwpolicy): one rule each, "<match> return", from validated
+// MACs, CIDRs and ports; the label is a section name or "@rule[N]".
+function fw_direct(cfg) {
+	let out = [];
+
+	for (let m in cfg.fw_direct ?? []) {
+		let ip = (m.family == 6) ? 'ip6' : 'ip', w = m.family ? [ `meta nfproto ipv${m.family}` ] : [];
+
+		for (let c in [ [ 'ether saddr', m.smac, m.smac_not ], [ `${ip} saddr`, m.saddr, m.saddr_not ],
+				[ `${ip} daddr`, m.daddr, m.daddr_not ], [ 'tcp sport', m.sport, m.sport_not ],
+				[ 'tcp dport', m.dport, m.dport_not ] ]) {
+			if (length(c[1]))
+				push(w, `${c[0]} { ${join(', ', c[1])} }`);
+
+			if (length(c[2]))
+				push(w, `${c[0]} != { ${join(', ', c[2])} }`);
+		}
+
+		push(out, `${join(' ', w)} return comment "reterm: firewall rule ${m.label}"`);
+	}
+
+	return out;
+}
+
 // Diverted connections past which new ones go direct: haproxy's maxconn
 // less a margin (1/16, at least 2) for connections being torn down.
 function divert_limit(cfg) {
@@ -260,6 +285,8 @@ export function table_pre(cfg) {
 
 	if (cfg.ipv6)
 		push(rules, 'ip6 daddr @reterm_bypass6 return comment "reterm: private or bypassed IPv6 destination"');
+
+	push(rules, ...fw_direct(cfg));
 
 	push(rules,
 		'fib daddr type local return comment "reterm: destination is the router itself"',
