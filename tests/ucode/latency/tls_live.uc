@@ -68,7 +68,9 @@ push(steps, () => {
 	// the streams with a request open, at most: a stream between two
 	// requests is not counted in one report, so one report may say 3
 	results.down_connected = 0;
-	let watch = uloop.timer(100, () => {
+	let watch;
+
+	watch = uloop.timer(100, () => {
 		let n = loads.down.status()?.connected ?? 0;
 
 		if (n > results.down_connected)
