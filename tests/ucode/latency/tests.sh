@@ -28,6 +28,9 @@
 #                       the receive buffer the kernel's tuning may reach);
 #                       latency/tls-silent-client (the lab's HTTPS server
 #                       answers beside a client that never handshakes)
+#   latency/icmp-flood  the icmp prober's raw sockets under `ping -f` from a
+#                       LAN namespace: probes answered, CPU bounded
+#                       (tests/ucode/latency/flood.sh; root, ping, ip)
 #   latency/vectors     tests/fixtures/grade-vectors.json is what
 #                       make-grade-vectors.mjs makes from today's grade.js
 #                       (node)
@@ -35,6 +38,7 @@
 MON=$HERE/latency
 . "$MON/tls.sh"
 . "$MON/hops.sh"
+. "$MON/flood.sh"
 
 # kill_started <pidfile>: end a process this script started, by its pid
 kill_started() {
@@ -79,6 +83,7 @@ latency_tests() {
 
 	tls_test
 	hops_test
+	flood_test
 
 	if ! command -v node >/dev/null 2>&1; then
 		skipped latency/vectors "node not found"
