@@ -9,12 +9,16 @@
 #   rtr 198.51.100.1, 2001:db8:100::1 -> wan 198.51.100.2, 2001:db8:100::2 (the reflectors)
 #
 # `ping -f -s 1472` (and `ping -6 -f -s 1452`) from lan at the router while
-# latency-run's sampler probes both reflectors for FLOOD_S seconds in rtr.
-# Every echo request the router gets reaches a raw ICMP socket unless the
-# socket filters it; the sampler must go on probing at 1/s with at least
-# 80 % of the probes it owes answered, using under 30 % of a core (without
-# the flood it uses well under 1 %).  The floods must have sent at least
-# FLOOD_MIN echoes each (a check that passes without a flood proves nothing).
+# latency-run's sampler probes both reflectors round robin for FLOOD_S
+# seconds in rtr.  The prober's raw sockets are open while it probes, and
+# every echo request the router gets reaches them unless the kernel
+# filters it.  The sampler must go on probing at 1/s (at least 80 % of
+# the probes due sent and answered), using under 10 % of a core (without
+# the flood it uses well under 1 %; with the flood and without the kernel
+# filter, the bound per wake-up alone, 17-21 % on a shared 2-core machine
+# and a quarter of the probes lost).  The floods must have sent at least
+# FLOOD_MIN echoes each (a check that passes without a flood proves
+# nothing).
 
 FLOOD_S=15 FLOOD_MIN=20000
 
@@ -85,14 +89,15 @@ flood_test() {
 	    m = re.search(r"(\d+) packets transmitted", open("%s/ping%s.log" % (d, fam)).read())
 	    sent.append(int(m.group(1)) if m else 0)
 	r = json.load(open("%s/sample.json" % d))
-	owed = secs	# one probe a second while the line is idle
-	said = "floods of %d and %d echoes; %d probes sent, %d answered of %d owed; %.1f %% of a core" % (
-	    sent[0], sent[1], r["probes"], r["answered"], owed, r["cpu_pct"])
+	due = secs	# one probe a second while the line is idle
+	said = "floods of %d and %d echoes; %d probes sent of %d due, %d answered; %.1f %% of a core" % (
+	    sent[0], sent[1], r["probes"], due, r["answered"], r["cpu_pct"])
 	print(said)
 	assert min(sent) >= least, "a flood sent fewer than %d echoes" % least
 	assert r["prober"] == "icmp", r
-	assert r["answered"] >= 0.8 * owed, "fewer than 80 % of the probes owed answered"
-	assert r["cpu_pct"] < 30, "the sampler used 30 % of a core or more"
+	assert r["probes"] >= 0.8 * due, "fewer than 80 % of the probes due sent"
+	assert r["answered"] >= 0.8 * due, "fewer than 80 % of the probes due answered"
+	assert r["cpu_pct"] < 10, "the sampler used 10 % of a core or more"
 	PY
 	then
 		ok "latency/icmp-flood ($(cat "$d/check.log"))"
