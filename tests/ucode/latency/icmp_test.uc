@@ -7,42 +7,53 @@
 'use strict';
 
 import * as P from 'reterm.latency.probe.icmp';
+import * as F from 'reterm.latency.probe.icmpfilter';
 import { checker, sim } from 'sim';
 
 let c = checker('monitor/icmp');
 
 // ICMP echo
+let struct = require('struct');
 let pkt = P.build_echo(false, 0x1234, 7);
 
-c.eq('v4 echo: type, code, id, seq', P.parse_echo(pkt, false), { type: 8, code: 0, id: 0x1234, seq: 7 });
+c.eq('v4 echo: type, code, id, seq, our payload', [ struct.unpack('!BBxxHH', pkt), substr(pkt, 8) ], [ [ 8, 0, 0x1234, 7 ], 'reterm-probe-v1' ]);
 c.eq('v4 echo: checksum verifies to 0', P.cksum(pkt), 0);
-c.eq('v6 echo: type 128, checksum left to the kernel', [ P.parse_echo(P.build_echo(true, 1, 2), false).type, ord(P.build_echo(true, 1, 2), 2) ], [ 128, 0 ]);
+c.eq('v6 echo: type 128, checksum left to the kernel', [ ord(P.build_echo(true, 1, 2), 0), ord(P.build_echo(true, 1, 2), 2) ], [ 128, 0 ]);
 c.eq('RFC 1071 example', P.cksum(chr(0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7)), 0x220d);
+
+// an ICMP message with its checksum filled in (the kernel's replies have one)
+let signed = (m) => substr(m, 0, 2) + struct.pack('!H', P.cksum(m)) + substr(m, 4);
+let reply = signed(struct.pack('!BBHHH', 0, 0, 0, 0x1234, 7) + 'reterm-probe-v1');
 
 // a raw IPv4 socket delivers the IP header first
 let iphdr = '\x45' + '\x00\x00\x25' + '\x00\x00\x00\x00\x40\x01\x00\x00\x7f\x00\x00\x01\x7f\x00\x00\x01';
 
-c.eq('raw v4: skips the IP header', P.parse_echo(iphdr + pkt, true), { type: 8, code: 0, id: 0x1234, seq: 7 });
-c.eq('raw v4: not IPv4', P.parse_echo('\x60' + substr(iphdr, 1) + pkt, true), null);
-c.eq('short datagram', P.parse_echo('\x00\x00', false), null);
+c.eq('raw v4: our echo reply, behind the IP header', P.parse_reply(iphdr + reply, false, true, 0x1234), { type: 0, code: 0, id: 0x1234, seq: 7 });
+c.eq('raw v4: another identifier', P.parse_reply(iphdr + reply, false, true, 0x1235), null);
+c.eq('raw v4: an echo request (a flood reaches raw sockets)', P.parse_reply(iphdr + signed(pkt), false, true, 0x1234), null);
+c.eq('raw v4: longer than any reply of ours (ping -s 1472)', P.parse_reply(iphdr + signed(reply + sprintf('%100s', '')), false, true, 0x1234), null);
+c.eq('raw v4: not IPv4', P.parse_reply('\x60' + substr(iphdr, 1) + reply, false, true, 0x1234), null);
+c.eq('raw v4: a wrong checksum', P.parse_reply(iphdr + substr(reply, 0, 8) + 'x' + substr(reply, 9), false, true, 0x1234), null);
+c.eq('ping socket: its replies whatever the id (the kernel picks it)', P.parse_reply(reply, false, false, 0x9999), { type: 0, code: 0, id: 0x1234, seq: 7 });
+c.eq('raw v6: an echo reply (129) with our id', P.parse_reply(struct.pack('!BBHHH', 129, 0, 0, 5, 6) + 'reterm-probe-v1', true, true, 5),
+	{ type: 129, code: 0, id: 5, seq: 6 });
+c.eq('raw v6: an echo request (128)', P.parse_reply(struct.pack('!BBHHH', 128, 0, 0, 5, 6), true, true, 5), null);
+c.eq('short datagram', P.parse_reply('\x00\x00', false, false, 0), null);
 
 // ICMP timestamps (type 13/14): one-way delays
-let struct = require('struct');
 let tsq = P.build_tstamp(0x1234, 9, 43200123);
 
 c.eq('timestamp request: type 13, id, seq, originate; checksum verifies to 0',
 	[ struct.unpack('!BBHHHIII', tsq), P.cksum(tsq) ], [ [ 13, 0, P.cksum(struct.pack('!BBHHHIII', 13, 0, 0, 0x1234, 9, 43200123, 0, 0)), 0x1234, 9, 43200123, 0, 0 ], 0 ]);
 
-// an ICMP message with its checksum filled in (the kernel's replies have one)
-let signed = (m) => substr(m, 0, 2) + struct.pack('!H', P.cksum(m)) + substr(m, 4);
 let tsr = signed(struct.pack('!BBHHHIII', 14, 0, 0, 0x1234, 9, 43200123, 43200150, 43200151));
 
-c.eq('timestamp reply (raw v4): the three times', P.parse_echo(iphdr + tsr, true),
+c.eq('timestamp reply (raw v4): the three times', P.parse_reply(iphdr + tsr, false, true, 0x1234),
 	{ type: 14, code: 0, id: 0x1234, seq: 9, orig: 43200123, recv: 43200150, xmit: 43200151 });
-c.eq('timestamp reply: short', P.parse_echo(iphdr + substr(tsr, 0, 16), true), null);
+c.eq('timestamp reply: short', P.parse_reply(iphdr + substr(tsr, 0, 16), false, true, 0x1234), null);
 c.eq('timestamp reply: a wrong checksum (raw sockets get it unchecked)',
-	P.parse_echo(iphdr + substr(tsr, 0, 12) + struct.pack('!I', 99) + substr(tsr, 16), true), null);
-c.eq('timestamp reply: not on a socket without the IP header', P.parse_echo(tsr, false), null);
+	P.parse_reply(iphdr + substr(tsr, 0, 12) + struct.pack('!I', 99) + substr(tsr, 16), false, true, 0x1234), null);
+c.eq('timestamp reply: not on a socket without the IP header', P.parse_reply(tsr, false, false, 0x1234), null);
 c.eq('day clock: plain, across midnight both ways', [ P.day_diff(5000, 3000), P.day_diff(100, 86399900), P.day_diff(86399900, 100) ],
 	[ 2000, 200, -200 ]);
 
@@ -54,7 +65,7 @@ let fake_socket = {
 	SOL_SOCKET: 1, SO_TIMESTAMPNS: 35,
 	create: (af, t, proto) => ({
 		setopt: () => true,
-		send: (data, flags, addr) => { push(sent, [ s.now(), addr, P.parse_echo(data, false).seq ]); return length(data); },
+		send: (data, flags, addr) => { push(sent, [ s.now(), addr, struct.unpack('!H', data, 6)[0] ]); return length(data); },
 		recvmsg: () => null,
 		close: () => true
 	})
@@ -215,6 +226,100 @@ function wrapped(hook, rnd) {
 	c.ok(sprintf('timestamps: filtered after answering: echoes after %d losses (%J)', P.TS_TRIES_OK, map(kinds, (k) => k[1])),
 		length(filter(slice(kinds, 0, P.TS_TRIES_OK), (k) => k[1] == 13)) == P.TS_TRIES_OK &&
 		length(filter(slice(kinds, P.TS_TRIES_OK), (k) => k[1] == 8)) == length(kinds) - P.TS_TRIES_OK && got[-1]?.rtt != null);
+}
+
+// Floods: a socket per family while it is probed, filtered by the kernel
+// to our replies, read at most READS_PER_WAKE datagrams a wake-up.
+// 192.0.2.1 answers 30 ms later, behind `junk` queued datagrams (what
+// reached the socket before its filter); IPv6 targets never answer
+{
+	let t = sim(), open = { '2': 0, '10': 0 }, made = 0, filters = [], inbox = [], reads = 0, ons = {}, junk = 0, got = [], manual = false;
+	let flood = iphdr + signed(P.build_echo(false, 0x5555, 1) + sprintf('%1457s', ''));
+	let n_open = () => open['2'] + open['10'];
+
+	// uloop calls a readable descriptor's handler once a turn, as long as
+	// something waits in it
+	function turn() {
+		let n = 0;
+
+		for (; ons['2'] && length(inbox) && n < 100; n++)
+			ons['2']();
+
+		return n;
+	}
+
+	let mod = { ...answering, SO_ATTACH_FILTER: 26, create: (af, kind, proto) => {
+		made++;
+		open[af]++;
+
+		return {
+			af,
+			setopt: (level, opt, v) => (opt == 26) ? (push(filters, [ af, v.filter ]), true) : true,
+			send: function(data, flags, addr) {
+				let q = struct.unpack((ord(data, 0) == 13) ? '!BBHHHIII' : '!BBHHH', data);
+				let a = (af == 2) ? reflector['192.0.2.1'](q, 0) ?? reflector['192.0.2.2'](q, 0) : null;
+
+				if (a)
+					t.uloop.timer(30, () => {
+						for (let i = 0; i < junk; i++)
+							push(inbox, { data: flood, address: { address: '192.0.2.66' } });
+
+						push(inbox, { data: iphdr + a[1], address: { address: addr } });
+
+						if (!manual)
+							turn();
+					});
+
+				return length(data);
+			},
+			recvmsg: () => (reads++, shift(inbox)),
+			close: () => (open[af]--, true)
+		};
+	} };
+	let p6 = P.icmp({ uloop: { timer: t.uloop.timer, ULOOP_READ: 1,
+		handle: (sk, cb) => { ons[sk.af] = cb; return { delete: () => { delete ons[sk.af]; return true; } } } },
+		clock: t.clock, socket: mod, rand: () => 0x4343 });
+
+	c.ok('sockets: none open before start(); usable() and raw() leave none open', n_open() == 0 && p6.usable() && p6.raw() && n_open() == 0);
+	made = 0;
+	filters = [];
+	p6.start([ '192.0.2.1' ], 1000, 500, (r) => push(got, r));
+	t.advance(40);
+	c.eq('sockets: the family\'s one open while it is probed, also between probes', [ open, length(got), got[0]?.rtt != null ],
+		[ { '2': 1, '10': 0 }, 1, true ]);
+	t.advance(960);
+	junk = 100;
+	manual = true;
+	t.advance(30);
+	reads = 0;
+	ons['2']();
+	c.eq(sprintf('reads: at most %d datagrams a wake-up, then back to the loop', F.READS_PER_WAKE), reads, F.READS_PER_WAKE);
+
+	let turns = turn() + 1;
+
+	c.ok(sprintf('reads: the answer behind %d flood datagrams taken %d wake-ups later', junk, turns),
+		length(got) == 2 && got[1].rtt != null && turns == int((junk + F.READS_PER_WAKE) / F.READS_PER_WAKE));
+	junk = 0;
+	manual = false;
+	t.advance(7980);
+	c.ok(sprintf('sockets: one for %d probes, %d answered, with the kernel filter of our replies', length(got), length(filter(got, (r) => r.rtt != null))),
+		made == 1 && length(got) == 9 && length(filter(got, (r) => r.rtt != null)) == 9 &&
+		sprintf('%J', filters) == sprintf('%J', [ [ 2, F.replies(false, 0x4343) ] ]));
+	// a probe to 192.0.2.1 out (sent at 9000, answered at 9030): the
+	// round moves to IPv6
+	p6.start([ '2001:db8::1' ], 1000, 500, (r) => push(got, r));
+	c.eq('sockets: the IPv4 one kept while its probe is out', open, { '2': 1, '10': 0 });
+	t.advance(30);
+	c.eq('sockets: closed once it is answered, the round having no IPv4 target', [ open, got[-1].target, got[-1].rtt != null ],
+		[ { '2': 0, '10': 1 }, '192.0.2.1', true ]);
+	c.eq('sockets: the IPv6 one filtered too', filters[-1], [ 10, F.replies(true, 0x4343) ]);
+	p6.stop();
+	c.eq('sockets: stopped with a probe out, none left open', n_open(), 0);
+	p6.start([ '192.0.2.1' ], 1000, 500, (r) => push(got, r));
+	t.advance(2040);
+	c.eq('sockets: reopened on demand after a stop', [ made, open['2'], length(filter(got, (r) => r.target == '192.0.2.1' && r.rtt != null)) ], [ 3, 1, 13 ]);
+	p6.close();
+	c.eq('sockets: none after close()', n_open(), 0);
 }
 
 c.done();

@@ -13,6 +13,7 @@ import * as uloop from 'uloop';
 import * as socket from 'socket';
 import * as fs from 'fs';
 import * as probe from 'reterm.latency.probe.icmp';
+import { attach, replies } from 'reterm.latency.probe.icmpfilter';
 import * as load from 'reterm.latency.test.load';
 import { http_url } from 'reterm.validate';
 import { mono, wall } from 'reterm.latency.sys';
@@ -47,6 +48,39 @@ uloop.timer(1200, () => {
 
 uloop.run();
 p.close();
+
+// the kernel filter of the prober's raw sockets: of what loopback carries
+// (our echo requests, their replies, the same with another identifier)
+// only our replies reach the socket
+let seen = {};
+
+for (let v6 in [ false, true ]) {
+	let af = v6 ? socket.AF_INET6 : socket.AF_INET, proto = v6 ? 58 : 1, lo = v6 ? '::1' : '127.0.0.1';
+	let rx = socket.create(af, socket.SOCK_RAW | socket.SOCK_NONBLOCK, proto);
+	let tx = socket.create(af, socket.SOCK_RAW | socket.SOCK_NONBLOCK, proto);
+
+	seen[lo] = { attached: attach(socket, rx, replies(v6, 0x5151)), rx, got: [] };
+	tx.send(probe.build_echo(v6, 0x5151, 1), 0, lo);
+	tx.send(probe.build_echo(v6, 0x5152, 2), 0, lo);
+	tx.close();
+}
+
+uloop.timer(200, () => uloop.end());
+uloop.run();
+
+for (let lo, x in seen) {
+	let m;
+
+	while ((m = x.rx.recvmsg(1500)) != null) {
+		let off = (lo == '::1') ? 0 : (ord(m.data, 0) & 15) * 4;
+
+		push(x.got, [ ord(m.data, off), (ord(m.data, off + 4) << 8) | ord(m.data, off + 5) ]);
+	}
+
+	x.rx.close();
+	c.ok(sprintf('icmp: the kernel filter passes only our replies on %s (type, id: %J)', lo, x.got),
+		x.attached && length(x.got) >= 1 && length(filter(x.got, (g) => g[0] == ((lo == '::1') ? 129 : 0) && g[1] == 0x5151)) == length(x.got));
+}
 
 let answered = filter(got, r => r.rtt != null);
 

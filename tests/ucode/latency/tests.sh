@@ -30,6 +30,9 @@
 #                       answers beside a client that never handshakes)
 #   latency/daemon-exit reterm-latencyd's ways out with adaptive shaping on
 #                       (tests/ucode/latency/exit.sh; root, ubusd, ubus)
+#   latency/icmp-flood  the icmp prober's raw sockets under `ping -f` from a
+#                       LAN namespace: probes answered, CPU bounded
+#                       (tests/ucode/latency/flood.sh; root, ping, ip)
 #   latency/vectors     tests/fixtures/grade-vectors.json is what
 #                       make-grade-vectors.mjs makes from today's grade.js
 #                       (node; grade.js through LuCI, skipped without it)
@@ -38,6 +41,7 @@ MON=$HERE/latency
 . "$MON/tls.sh"
 . "$MON/hops.sh"
 . "$MON/exit.sh"
+. "$MON/flood.sh"
 
 # kill_started <pidfile>: end a process this script started, by its pid
 kill_started() {
@@ -83,6 +87,7 @@ latency_tests() {
 	tls_test
 	hops_test
 	exit_test
+	flood_test
 
 	# the script loads grade.js through OpenWrt's LuCI; exit 3: not built
 	vec=0

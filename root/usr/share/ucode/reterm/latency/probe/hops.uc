@@ -35,6 +35,7 @@ import * as child from 'reterm.latency.child';
 import { ip } from 'reterm.validate';
 import { fping_path } from 'reterm.latency.probe.fping';
 import { build_echo } from 'reterm.latency.probe.icmp';
+import { READS_PER_WAKE, attach, ttl_answers } from 'reterm.latency.probe.icmpfilter';
 import { classify } from 'reterm.latency.target';
 
 const ICMP_ECHOREPLY = 0, ICMP_ECHO = 8, ICMP_TIME_EXCEEDED = 11, IPPROTO_ICMP = 1;
@@ -236,10 +237,13 @@ export function icmp_ttl(base) {
 			}
 		}
 
+		// the kernel passes only our echo's answers; a flood that gets
+		// through anyway is read READS_PER_WAKE at a time
+		attach(socket, s, ttl_answers(v6, id));
 		h = base.uloop.handle(s, () => {
 			let m;
 
-			while (!done && (m = s.recvmsg(1500)) != null) {
+			for (let n = 0; n < READS_PER_WAKE && !done && (m = s.recvmsg(1500)) != null; n++) {
 				let k = (v6 ? parse_icmp6 : parse_icmp)(m.data, id, ttl, a), from = ip(m.address?.address ?? '');
 
 				if (k == 'exceeded' && from)

@@ -22,17 +22,25 @@
 // timestamps are tried again; a request that could not be sent (no route
 // yet at boot) does not count.
 //
+// Floods: a socket is open only while its family is probed (asleep the
+// daemon holds none); a raw one passes only our replies, filtered by the
+// kernel; each wake-up reads at most READS_PER_WAKE datagrams and judges
+// each by its length, type and identifier before its checksum
+// (reterm.latency.probe.icmpfilter).
+//
 // env: { uloop, clock: { mono(), wall() } (ms), socket (module), rand
 // (0..65535 int) }.
 
 'use strict';
 
+import { READS_PER_WAKE, attach, replies } from 'reterm.latency.probe.icmpfilter';
+
 const ICMP_ECHO = 8, ICMP_ECHOREPLY = 0, ICMP6_ECHO = 128, ICMP6_ECHOREPLY = 129;
 const ICMP_TSTAMP = 13, ICMP_TSTAMPREPLY = 14, DAY_MS = 86400000;
 export const TS_TRIES = 3, TS_TRIES_OK = 20, TS_RETRY_MS = 600000;
 const IPPROTO_ICMP = 1, IPPROTO_ICMPV6 = 58;
-const EAGAIN = 11;	// the same on every Linux architecture OpenWrt runs on
-const PAYLOAD = 'reterm-probe-v1';
+const PAYLOAD = 'reterm-probe-v1', MAX_REPLY = 64;
+const RECV_BYTES = 60 + MAX_REPLY + 1;	// the longest IPv4 header, our longest reply, and one to tell a longer one
 
 function family6(s) {
 	return index(s, ':') >= 0;
@@ -124,50 +132,54 @@ export function day_diff(a, b) {
 	return (d > DAY_MS / 2) ? d - DAY_MS : (d <= -DAY_MS / 2) ? d + DAY_MS : d;
 };
 
-// Parse a received datagram: { type, id, seq } or null (also when a raw
-// one's checksum is wrong); a timestamp reply adds { orig, recv, xmit }.
-// Raw IPv4 sockets deliver the IP header too (ihl words), ICMPv6 and ping
-// sockets do not.
-export function parse_echo(data, with_ip_header) {
+// Parse a received datagram: a reply of ours, { type, code, id, seq } (a
+// timestamp reply adds { orig, recv, xmit }), or null.  v6: an ICMPv6
+// socket; raw: a raw socket (IPv4: the IP header first; it sees every
+// host's replies, so id must match; ping sockets get only theirs, the
+// kernel picks their id).  The cheap checks come first (length, type,
+// id): under a flood that reaches the socket nothing else is spent.
+// A reply longer than MAX_REPLY is not ours (an echo reply carries our
+// 15 byte payload, a timestamp reply three times).
+export function parse_reply(data, v6, raw, id) {
 	let struct = require('struct');
-	let off = 0;
+	let off = 0, n = length(data ?? '');
 
-	if (with_ip_header) {
-		if (length(data) < 20 || (ord(data, 0) >> 4) != 4)
+	if (raw && !v6) {
+		if (n < 20 || (ord(data, 0) >> 4) != 4)
 			return null;
 
 		off = (ord(data, 0) & 15) * 4;
 	}
 
-	if (length(data) < off + 8)
-		return null;
+	let t = ord(data, off);
 
-	// raw IPv4 sockets get a packet before the kernel checks its ICMP
-	// checksum (ping and ICMPv6 sockets only checked ones)
-	if (with_ip_header && cksum(substr(data, off)) != 0)
+	if (n - off < ((t == ICMP_TSTAMPREPLY) ? 20 : 8) || n - off > MAX_REPLY ||
+	    !(v6 ? t == ICMP6_ECHOREPLY : (t == ICMP_ECHOREPLY || (raw && t == ICMP_TSTAMPREPLY))))
 		return null;
 
 	let f = struct.unpack('!BBHHH', data, off);
 
-	if (f[0] == ICMP_TSTAMPREPLY && !with_ip_header)
-		return null;	// only raw IPv4 sockets send them
+	if (raw && f[3] != id)
+		return null;
 
-	if (f[0] == ICMP_TSTAMPREPLY) {
-		if (length(data) < off + 20)
-			return null;
+	// raw IPv4 sockets get a packet before the kernel checks its ICMP
+	// checksum (ping and ICMPv6 sockets only checked ones)
+	if (raw && !v6 && cksum(substr(data, off)) != 0)
+		return null;
 
+	if (t == ICMP_TSTAMPREPLY) {
 		let ts = struct.unpack('!III', data, off + 8);
 
-		return { type: f[0], code: f[1], id: f[3], seq: f[4], orig: ts[0], recv: ts[1], xmit: ts[2] };
+		return { type: t, code: f[1], id: f[3], seq: f[4], orig: ts[0], recv: ts[1], xmit: ts[2] };
 	}
 
-	return { type: f[0], code: f[1], id: f[3], seq: f[4] };
+	return { type: t, code: f[1], id: f[3], seq: f[4] };
 };
 
 export function icmp(env) {
 	let socket = env.socket ?? require('socket');
 	let socks = {}, pending = {}, seq = 0, id = (env.rand ?? (() => int(clock()[1] / 1000) & 0xffff))();
-	let cb = null, timeout = 2000, sched;
+	let cb = null, timeout = 2000, sched, probing = {};	// family ('4', '6') -> in the running round
 	let ts = {};	// IPv4 target -> { fails (unanswered in a row), ok (answered one), off_until (echoes till then) }
 
 	function finish(key, rtt, owd) {
@@ -209,22 +221,41 @@ export function icmp(env) {
 		return st.off_until == null;
 	}
 
+	function shut(key) {
+		let e = socks[key];
+
+		e.closed = true;
+		e.handle?.delete();
+		e.s.close();
+		delete socks[key];
+	}
+
+	// A socket is open only while its family is probed: from the first
+	// probe after start() until stop(), or until the running round has no
+	// target of its family and its last probe is answered or lost.  Not
+	// between probes: the kernel turns receive timestamps on for the
+	// whole host only when the first socket asks for them, and later (a
+	// deferred work item), so a socket opened for each probe would get
+	// replies stamped when read, loop delays and all (5-14 ms on loopback
+	// under the guided test's HTTP load).
+	function settle() {
+		for (let key in keys(socks))
+			if (!probing[key] && !length(filter(keys(pending), (k) => substr(k, 0, 1) == key)))
+				shut(key);
+	}
+
+	// at most READS_PER_WAKE datagrams, then back to the loop (the rest
+	// waits for its next turn: the descriptor is level triggered)
 	function receive(e) {
-		let m;
+		for (let n = 0; n < READS_PER_WAKE && !e.closed; n++) {
+			let m = e.s.recvmsg(RECV_BYTES, 128);
 
-		while ((m = e.s.recvmsg(1500, 128)) != null) {
+			if (m == null)
+				break;
+
 			let now = env.clock.mono(), wall = env.clock.wall();
-			let r = parse_echo(m.data, e.raw && !e.v6);
-
-			if (!r || (r.type != (e.v6 ? ICMP6_ECHOREPLY : ICMP_ECHOREPLY) && r.type != ICMP_TSTAMPREPLY))
-				continue;
-
-			// raw sockets see every echo reply of the host; ping sockets
-			// get only theirs (the kernel picks the id)
-			if (e.raw && r.id != id)
-				continue;
-
-			let key = (e.v6 ? '6:' : '4:') + r.seq, p = pending[key];
+			let r = parse_reply(m.data, e.v6, e.raw, id);
+			let key = r ? (e.v6 ? '6:' : '4:') + r.seq : null, p = r ? pending[key] : null;
 
 			if (!p || (m.address?.address && arrtoip(iptoarr(m.address.address)) != arrtoip(iptoarr(p.target))))
 				continue;
@@ -256,9 +287,12 @@ export function icmp(env) {
 
 			finish(key, +sprintf('%.3f', rtt), owd);
 		}
+
+		settle();
 	}
 
-	// one socket per family: raw if permitted, else a ping socket
+	// one socket per family, opened by its first probe: raw if permitted
+	// (the kernel filters it down to our replies), else a ping socket
 	function sock(v6) {
 		let key = v6 ? '6' : '4';
 
@@ -278,7 +312,12 @@ export function icmp(env) {
 
 		s.setopt(socket.SOL_SOCKET, socket.SO_TIMESTAMPNS, true);
 
-		let entry = { s, raw, v6, handle: null };
+		// what queued before the filter took hold costs the cheap checks
+		// of parse_reply() and the bound of receive()
+		if (raw)
+			attach(socket, s, replies(v6, id));
+
+		let entry = { s, raw, v6, handle: null, closed: false };
 
 		entry.handle = env.uloop.handle(s, () => receive(entry), env.uloop.ULOOP_READ);
 		socks[key] = entry;
@@ -310,6 +349,8 @@ export function icmp(env) {
 			expiry.cancel();
 			expiry = null;
 		}
+
+		settle();
 	}
 
 	function send(target) {
@@ -342,35 +383,40 @@ export function icmp(env) {
 		usable: function() {
 			let e = sock(false) ?? sock(true);
 
+			settle();
+
 			return e != null;
 		},
 
 		// raw sockets (timestamps, every reply seen), not ping sockets
-		raw: () => (sock(false) ?? sock(true))?.raw == true,
+		raw: function() {
+			let e = sock(false) ?? sock(true);
+
+			settle();
+
+			return e?.raw == true;
+		},
 
 		start: function(targets, interval_ms, timeout_ms, on_result) {
 			cb = on_result;
 			timeout = timeout_ms;
+			probing = { '4': length(filter(targets, (t) => !family6(t))) > 0, '6': length(filter(targets, family6)) > 0 };
 			sched.start(targets, interval_ms);
+			settle();
 		},
 
 		stop: function() {
 			sched.stop();
+			probing = {};
 			expiry?.cancel();
 			expiry = null;
 			pending = {};
 			cb = null;
+			settle();
 		},
 
 		close: function() {
 			this.stop();
-
-			for (let k, e in socks) {
-				e.handle?.delete();
-				e.s.close();
-			}
-
-			socks = {};
 			ts = {};
 		},
 
