@@ -247,13 +247,17 @@ export function table_pre(cfg) {
 
 	let mark = mark_set(cfg);
 
-	// Only the SYN of a new connection is diverted: packets of a
-	// connection opened before the device was selected (or while haproxy
-	// was down) find no proxy socket and would be answered with a reset;
-	// they stay direct until they close.
+	// A connection the proxy holds is served until it ends, whatever the
+	// device sets say now: the socket rule comes before the device check,
+	// so a device deselected mid-download keeps its proxied connections
+	// (forwarded raw, their packets would reach a server that never saw
+	// them and be reset).  Only the SYN of a new connection is diverted:
+	// packets of a connection opened before the device was selected (or
+	// while haproxy was down) find no proxy socket and would be answered
+	// with a reset; they stay direct until they close.
 	let rules = [
-		'ether saddr != @reterm_devices return comment "reterm: not a selected device"',
 		`meta l4proto tcp socket transparent 1 ${mark} return comment "reterm: packet of a connection held by the proxy"`,
+		'ether saddr != @reterm_devices return comment "reterm: not a selected device"',
 		'tcp flags & (fin | syn | rst | ack) != syn return comment "reterm: not a new connection: stays as it is"',
 		'ip daddr @reterm_bypass4 return comment "reterm: private or bypassed IPv4 destination"'
 	];
