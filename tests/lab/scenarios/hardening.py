@@ -3,7 +3,9 @@ lab router at 130 ms / 20 Mbit/s:
 
   midstream    a download running while its device gets selected completes
   deselect     a proxied download running while its device gets deselected
-               completes (the proxy serves what it holds until it ends)
+               and then a route changes on the router (as a WAN lease
+               renewal makes) completes: the proxy serves what it holds
+               until it ends
   respawn      a download opened directly while haproxy was down completes
                after haproxy is back
   selfconnect  a process on the router connecting to the proxy's listener
@@ -134,11 +136,21 @@ def run():
 
         # deselect: a download through the proxy, then its device deselected
         dl = download("cli")
-        time.sleep(2)
+        # (the client takes its time to start under software emulation)
+        deadline = time.time() + 30
+        while router.current_sessions() == 0 and time.time() < deadline and dl.poll() is None:
+            time.sleep(0.2)
+        time.sleep(1)
         res["deselect_held"] = router.current_sessions()
         configure(router, confdir, enabled=0)
         router.apply("start")
-        # the deselection took effect while the download still ran
+        # Any route change flushes the routing cache.  Until one does, the
+        # proxy's socket keeps its cached input route and early demux
+        # delivers the connection's packets whatever the rules say; after
+        # it only our mark routes them to the proxy.
+        for verb in ("add", "del"):
+            sh.run(["ip", "route", verb, "blackhole", "198.18.0.0/15"], ns="rtr")
+        # the deselection and the route change came while the download ran
         res["deselect_while_running"] = int(dl.poll() is None)
         r = outcome(dl)
         res["deselect_complete"] = int(r is not None and r["status"] == 200 and r["bytes"] == BIG)

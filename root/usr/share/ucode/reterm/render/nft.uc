@@ -249,12 +249,14 @@ export function table_pre(cfg) {
 
 	// A connection the proxy holds is served until it ends, whatever the
 	// device sets say now: the socket rule comes before the device check,
-	// so a device deselected mid-download keeps its proxied connections
-	// (forwarded raw, their packets would reach a server that never saw
-	// them and be reset).  Only the SYN of a new connection is diverted:
-	// packets of a connection opened before the device was selected (or
-	// while haproxy was down) find no proxy socket and would be answered
-	// with a reset; they stay direct until they close.
+	// so a device deselected mid-download keeps its proxied connections.
+	// (Unmarked, their packets reach the proxy only while its socket's
+	// cached route is valid; the next route change on the router, a WAN
+	// lease renewal, flushes it and the connection stalls.)
+	// Only the SYN of a new connection is diverted: packets of a
+	// connection opened before the device was selected (or while haproxy
+	// was down) find no proxy socket and would be answered with a reset;
+	// they stay direct until they close.
 	let rules = [
 		`meta l4proto tcp socket transparent 1 ${mark} return comment "reterm: packet of a connection held by the proxy"`,
 		'ether saddr != @reterm_devices return comment "reterm: not a selected device"',
