@@ -252,7 +252,8 @@ export function table_pre(cfg) {
 	// so a device deselected mid-download keeps its proxied connections.
 	// (Unmarked, their packets reach the proxy only while its socket's
 	// cached route is valid; the next route change on the router, a WAN
-	// lease renewal, flushes it and the connection stalls.)
+	// lease renewal, flushes it, and they are forwarded to a server that
+	// never saw the connection: reset.)
 	// Only the SYN of a new connection is diverted: packets of a
 	// connection opened before the device was selected (or while haproxy
 	// was down) find no proxy socket and would be answered with a reset;
