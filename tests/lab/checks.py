@@ -185,6 +185,11 @@ CHECKS = {
         ("a download running while its device gets selected completes (no reset) "
          "and the next connection is proxied",
          lambda m: m["midstream_complete"] == 1 and m["midstream_then_proxied"] == 1),
+        ("a proxied download running while its device gets deselected and a route changes "
+         "completes, and the next connection goes direct",
+         lambda m: m["deselect_complete"] == 1 and m["deselect_was_proxied"] == 1
+         and m["deselect_held"] >= 1 and m["deselect_while_running"] == 1
+         and m["deselect_then_direct"] == 1),
         ("a download opened while haproxy was down completes after the respawn",
          lambda m: m["respawn_complete"] == 1),
         ("a router process connecting to the listener is refused at once, no self-loop",

@@ -26,10 +26,16 @@ echo "haproxy $*" >> "$LOG"
 exit 0
 S
 	cp "$top/tests/sh/fake_ip.sh" "$T/bin/ip"
+	# sysctl: the values in $T/sysctl/<key>, first read from CUR_*
 	cat > "$T/bin/sysctl" <<'S'
 #!/bin/sh
 echo "sysctl $*" >> "$LOG"
-[ "$1" = -n ] && printf '%s\t%s\t%s\n' "${CUR_MIN:-4096}" "${CUR_DEF:-131072}" "${CUR_MAX:-1048576}"
+case "$1" in
+-n)	f=$SYSCTLS/$2
+	[ -f "$f" ] || printf '%s\t%s\t%s\n' "${CUR_MIN:-4096}" "${CUR_DEF:-131072}" "${CUR_MAX:-1048576}" > "$f"
+	cat "$f" ;;
+-q)	echo "${3#*=}" | tr ' ' '\t' > "$SYSCTLS/${3%%=*}" ;;
+esac
 exit 0
 S
 	# nft: a fw4 table as left by fw4's reload without our includes (its
@@ -61,8 +67,8 @@ exit 0
 S
 	printf '#!/bin/sh\nexit 0\n' > "$T/bin/logger"
 	chmod +x "$T/bin/"*
-	mkdir -p "$T/brnf"
-	export PATH="$T/bin:$PATH" LOG="$T/log" IPSTATE="$T/ipstate" RETERM_RUN="$T/run" RETERM_NFT_DIR="$T/nft" RETERM_FW=fw4 RETERM_HAPROXY=haproxy RETERM_BRNF="$T/brnf"
+	mkdir -p "$T/brnf" "$T/sysctl"
+	export PATH="$T/bin:$PATH" LOG="$T/log" IPSTATE="$T/ipstate" SYSCTLS="$T/sysctl" RETERM_RUN="$T/run" RETERM_NFT_DIR="$T/nft" RETERM_FW=fw4 RETERM_HAPROXY=haproxy RETERM_BRNF="$T/brnf"
 	unset FAIL_CHECK FAIL_RELOAD FAIL_HAPROXY FAIL_IP CUR_MIN CUR_DEF CUR_MAX
 	: > "$LOG"
 }
@@ -93,8 +99,8 @@ ok "start links every include into run/active" bash -c '
 	done'
 ok "start checks before it reloads" bash -c "grep -n 'fw4' \"\$LOG\" | head -2 | tr '\n' ' ' | grep -q 'check.*reload'"
 ok "start adds v4 and v6 fwmark rules and local routes" only_ours 100
-ok "start saves the previous sysctl values and raises the maxima" bash -c '
-	grep -q "tcp_rmem = 4096 131072 1048576" "$RETERM_RUN/sysctl.saved" &&
+ok "start notes what it raised and raises the maxima" bash -c '
+	grep -qx "net.ipv4.tcp_rmem 1048576 4096 131072 4194304" "$RETERM_RUN/sysctl.raised" &&
 	grep -q "sysctl -q -w net.ipv4.tcp_rmem=4096 131072 4194304" "$LOG" &&
 	grep -q "sysctl -q -w net.ipv4.tcp_wmem=4096 131072 4194304" "$LOG"'
 
@@ -129,8 +135,9 @@ ok "stop removes the includes and run/active" bash -c '
 	[ ! -e "$RETERM_RUN/active" ]'
 ok "stop reloads the firewall once" test "$(count 'fw4 -q reload')" -eq 1
 ok "stop deletes our fwmark rules and local routes" none_left
-ok "stop restores sysctl" bash -c '
-	grep -q "sysctl -q -p $RETERM_RUN/sysctl.saved" "$LOG" && [ ! -e "$RETERM_RUN/sysctl.saved" ]'
+ok "stop puts the maxima it raised back" bash -c '
+	grep -q "sysctl -q -w net.ipv4.tcp_rmem=4096 131072 1048576" "$LOG" &&
+	grep -q "sysctl -q -w net.ipv4.tcp_wmem=4096 131072 1048576" "$LOG" && [ ! -e "$RETERM_RUN/sysctl.raised" ]'
 : > "$LOG"
 sh "$APPLY" stop 2>/dev/null
 ok "stop when stopped: no firewall reload" test "$(count 'fw4 -q reload')" -eq 0
@@ -183,14 +190,25 @@ sh "$APPLY" stop 2>/dev/null
 ok "table change: stop removes the new table's rule and route" none_left
 teardown
 
-# another package's rule at our pref and its route in our table stay
+# another package's rule at our pref and its route in another table stay
 setup
 plant rules4 "pref=90 fwmark=0x20000/0x20000 lookup=200"
-plant routes4 "table=100 unicast 192.0.2.0/24 dev eth0"
+plant routes4 "table=200 local default dev lo"
 sh "$APPLY" start 2>/dev/null
 sh "$APPLY" stop 2>/dev/null
 ok "stop keeps another package's pref 90 rule" test "$(state rules4)" = "pref=90 fwmark=0x20000/0x20000 lookup=200"
-ok "stop keeps another package's route in our table" test "$(state routes4)" = "table=100 unicast 192.0.2.0/24 dev eth0"
+ok "stop keeps another package's route in its table" test "$(state routes4)" = "table=200 local default dev lo"
+teardown
+
+# a table holding another package's route (no rule yet) is refused: our
+# route would change what that table does
+setup
+plant routes4 "table=100 unicast 192.0.2.0/24 dev eth0"
+sh "$APPLY" start 2>"$T/err"
+ok "table holding another route: start exits non-zero" test $? -ne 0
+ok "table holding another route: says so" grep -q "table 100 holds routes of another package" "$T/err"
+ok "table holding another route: its route stays, nothing of ours" bash -c '
+	[ "$(cat "$IPSTATE/routes4")" = "table=100 unicast 192.0.2.0/24 dev eth0" ] && [ ! -s "$IPSTATE/rules4" ]'
 teardown
 
 # a table that another rule looks up is refused, and nothing is applied
@@ -207,7 +225,7 @@ teardown
 
 # a start that fails half-way (the IPv6 route) undoes all it did
 setup
-FAIL_IP="-6 route replace local * table 100" sh "$APPLY" start 2>"$T/err"
+FAIL_IP="-6 route add local * table 100" sh "$APPLY" start 2>"$T/err"
 ok "failed first start: exits non-zero" test $? -ne 0
 ok "failed first start: says why, last" bash -c "tail -n1 '$T/err' | grep -q 'ip -6 route'"
 ok "failed first start: no rule or route left" none_left
@@ -226,7 +244,7 @@ setup
 sh "$APPLY" start 2>/dev/null
 set_table 200
 echo "# changed" >> "$RETERM_RUN/nftables.d/table-pre/reterm.nft"
-FAIL_IP="-6 route replace local * table 200" sh "$APPLY" start 2>/dev/null
+FAIL_IP="-6 route add local * table 200" sh "$APPLY" start 2>/dev/null
 ok "failed restart: exits non-zero" test $? -ne 0
 ok "failed restart: the previous rules and routes are back" only_ours 100
 ok "failed restart: the previous includes are back" bash -c '

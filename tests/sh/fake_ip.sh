@@ -8,9 +8,12 @@
 #   ip -4|-6 rule del [pref P] [fwmark M[/K]] [lookup T] (the first rule
 #            matching every given selector, like the kernel; none: fails)
 #   ip -4|-6 rule show
-#   ip -4|-6 route replace|del TYPE DST dev D table T    (DST 0.0.0.0/0 and
-#            ::/0 are "default"; del of a missing route fails)
-#   ip -4|-6 route flush|show table T
+#   ip -4|-6 route add|del TYPE DST dev D table T  (DST 0.0.0.0/0
+#            and ::/0 are "default"; add over any route to DST in that
+#            table and del of a missing route fail)
+#   ip -4|-6 route show table all
+#   -N (numbers for names) is accepted anywhere before the object; this
+#   stand-in knows no names.
 #
 # State files $IPSTATE/rules4|rules6|routes4|routes6, one per line:
 #   pref=90 fwmark=0x10000000/0x10000000 lookup=100
@@ -20,7 +23,12 @@
 echo "ip $*" >> "$LOG"
 [ -n "${FAIL_IP:-}" ] && case "$*" in $FAIL_IP) echo "RTNETLINK answers: Operation not permitted" >&2; exit 2 ;; esac
 
-fam=${1#-}; obj=$2; cmd=$3; shift 3
+fam=
+while :; do
+	case "$1" in -N) ;; -4|-6) fam=${1#-} ;; *) break ;; esac
+	shift
+done
+obj=$1; cmd=$2; shift 2
 rules=$IPSTATE/rules$fam routes=$IPSTATE/routes$fam
 mkdir -p "$IPSTATE"; touch "$rules" "$routes"
 
@@ -71,20 +79,21 @@ rule\ show|rule\ list)
 		printf '%s:\tfrom all%s lookup %s\n' "$pref" "$fwmark" "$lookup"
 	done < "$rules"
 	printf '32766:\tfrom all lookup main\n32767:\tfrom all lookup default\n' ;;
-route\ replace|route\ del)
+route\ add|route\ del)
 	type=$1 dst=$2 dev=$4 table=$6
 	case "$dst" in 0.0.0.0/0|::/0) dst=default ;; esac
 	line="table=$table $type $dst dev $dev"
-	if [ "$cmd" = replace ]; then
-		grep -qxF -- "$line" "$routes" || echo "$line" >> "$routes"
+	if [ "$cmd" = add ]; then
+		awk -v t="table=$table" -v d="$dst" '$1 == t && $3 == d { found = 1 } END { exit !found }' "$routes" &&
+			{ echo "RTNETLINK answers: File exists" >&2; exit 2; }
+		echo "$line" >> "$routes"
 	else
 		grep -qxF -- "$line" "$routes" || { echo "RTNETLINK answers: No such process" >&2; exit 2; }
 		drop_line "$routes" "$line"
 	fi ;;
-route\ flush)
-	grep -v "^table=$2 " "$routes" > "$routes.new"; mv "$routes.new" "$routes" ;;
 route\ show|route\ list)
-	sed -n "s/^table=$2 //p" "$routes" ;;
+	[ "$*" = "table all" ] || { echo "fake ip: unsupported: route show $*" >&2; exit 1; }
+	sed -n 's/^table=\([0-9]*\) \(.*\)/\2 table \1/p' "$routes" ;;
 *)
 	echo "fake ip: unsupported: $obj $cmd" >&2; exit 1 ;;
 esac

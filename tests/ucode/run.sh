@@ -20,7 +20,11 @@
 #                         in a fresh net namespace (needs root, nft,
 #                         unshare); then an element added at runtime must be
 #                         gone after loading it again (fw4 reload), while
-#                         the window audit's state must survive it
+#                         the window audit's state must survive it; the
+#                         first rule of reterm_prerouting serves the
+#                         connections the proxy holds, before any check of
+#                         the device (a deselected device's proxied
+#                         connections must not be forwarded raw)
 #   haproxy/<name>        haproxy -c on the golden haproxy.cfg, no warnings,
 #                         no forbidden keywords
 # Plus unit/validate (tests/ucode/validate_test.uc), unit/fwpolicy (what
@@ -225,7 +229,12 @@ for f in "${fixtures[@]}"; do
 			set -e
 			nft -c -f "$1"
 			nft -f "$1"
-			nft list chain inet fw4 reterm_prerouting >/dev/null
+			first=$(nft list chain inet fw4 reterm_prerouting | grep -m1 -E "(return|jump|goto|accept|drop)( |\$)")
+			case "$first" in
+			*"socket transparent 1 "*) ;;
+			*) echo "the first rule of reterm_prerouting is not the one for connections the proxy holds: $first" >&2
+			   exit 1 ;;
+			esac
 			nft add element inet fw4 reterm_devices "{ 02:00:00:00:99:99 }"
 			nft add element inet fw4 reterm_all "{ 02:00:00:00:99:99 }"
 			nft add element inet fw4 reterm_ports "{ 02:00:00:00:99:99 . 1 }"

@@ -2,6 +2,10 @@
 lab router at 130 ms / 20 Mbit/s:
 
   midstream    a download running while its device gets selected completes
+  deselect     a proxied download running while its device gets deselected
+               and then a route changes on the router (as a WAN lease
+               renewal makes) completes: the proxy serves what it holds
+               until it ends
   respawn      a download opened directly while haproxy was down completes
                after haproxy is back
   selfconnect  a process on the router connecting to the proxy's listener
@@ -133,13 +137,18 @@ def download(ns, size=BIG):
                      topo.SRV4, 80, "/bytes/%d" % size], ns=ns)
 
 
-def finished(proc, size=BIG, timeout=60):
+def outcome(proc, timeout=60):
+    """httpc's JSON of a background download, None when it raised (reset)"""
     out, _ = proc.communicate(timeout=timeout)
     try:
-        r = json.loads(out)
+        return json.loads(out)
     except ValueError:
-        return 0  # reset or error: httpc raised
-    return int(r["status"] == 200 and r["bytes"] == size)
+        return None
+
+
+def finished(proc, size=BIG, timeout=60):
+    r = outcome(proc, timeout)
+    return int(r is not None and r["status"] == 200 and r["bytes"] == size)
 
 
 def run():
@@ -162,6 +171,31 @@ def run():
         router.apply("start")
         res["midstream_complete"] = finished(dl)
         res["midstream_then_proxied"] = int(fetch("cli", topo.SRV4, 80)["peer"] == topo.RTR_WAN4)
+
+        # deselect: a download through the proxy, then its device deselected
+        dl = download("cli")
+        # (the client takes its time to start under software emulation)
+        deadline = time.time() + 30
+        while router.current_sessions() == 0 and time.time() < deadline and dl.poll() is None:
+            time.sleep(0.2)
+        time.sleep(1)
+        res["deselect_held"] = router.current_sessions()
+        configure(router, confdir, enabled=0)
+        router.apply("start")
+        # Any route change flushes the routing cache.  Until one does, the
+        # proxy's socket keeps its cached input route and early demux
+        # delivers the connection's packets whatever the rules say; after
+        # it only our mark routes them to the proxy.
+        for verb in ("add", "del"):
+            sh.run(["ip", "route", verb, "blackhole", "198.18.0.0/15"], ns="rtr")
+        # the deselection and the route change came while the download ran
+        res["deselect_while_running"] = int(dl.poll() is None)
+        r = outcome(dl)
+        res["deselect_complete"] = int(r is not None and r["status"] == 200 and r["bytes"] == BIG)
+        res["deselect_was_proxied"] = int(r is not None and r["peer"] == topo.RTR_WAN4)
+        res["deselect_then_direct"] = int(fetch("cli", topo.SRV4, 80)["peer"] == cli4)
+        configure(router, confdir, enabled=1)
+        router.apply("start")
 
         # respawn: haproxy dies, a download starts direct, haproxy comes back
         router.kill_haproxy()

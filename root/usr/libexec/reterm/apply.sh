@@ -11,8 +11,9 @@
 # Only our own routing state is ever touched: per family, the rule
 # `pref 90 fwmark MARK/MASK lookup TABLE` and the route
 # `local default dev lo table TABLE`, with the values of the start that
-# added them (kept in applied.env).  A TABLE that another rule looks up is
-# refused.  Sysctl: only the maxima of tcp_rmem/tcp_wmem are raised.
+# added them (kept in applied.env).  A TABLE that another rule looks up or
+# that holds any other route is refused.  Sysctl: only the maxima of
+# tcp_rmem/tcp_wmem are raised, and only those we raised go back on stop.
 #
 # OpenWrt-independent on purpose: the lab runs this file unchanged with
 # other paths.  haproxy itself is started by the caller (procd on OpenWrt).
@@ -151,7 +152,8 @@ routing() {
 		fi
 		ip -$fam rule add pref $RULE_PREF fwmark "$RETERM_MARK/$RETERM_MASK" \
 			lookup "$RETERM_TABLE" || die "ip -$fam rule add failed"
-		ip -$fam route replace local default dev lo table "$RETERM_TABLE" ||
+		# add, not replace: never over a route that appeared since table_free
+		ip -$fam route add local default dev lo table "$RETERM_TABLE" ||
 			die "ip -$fam route add failed"
 	done
 	return 0
@@ -164,41 +166,75 @@ routing_applied() {
 	( load_env "$RUN/applied.env" && routing "$1" ) 2>/dev/null
 }
 
-# Refuse a table that another rule looks up (ours are gone by now).
+# Refuse a table that another rule looks up or that holds any route (ours
+# are gone by now): another package may fill a table before its rule comes.
+# -N: rt_tables names print as numbers (a named table must not look free).
 table_free() {
-	local fams="4 6" fam other
+	local fams="4 6" fam out other
 	[ "$RETERM_IPV6" != 1 ] && fams=4
 	for fam in $fams; do
-		other=$(ip -$fam rule show 2>/dev/null | grep -m1 -E "[[:space:]]lookup $RETERM_TABLE( |\$)" | tr -s '\t ' '  ')
+		out=$(ip -$fam -N rule show 2>&1) || die "cannot list the ip -$fam rules: $out"
+		other=$(printf '%s\n' "$out" | grep -m1 -E "[[:space:]]lookup $RETERM_TABLE( |\$)" | tr -s '\t ' '  ')
 		[ -z "$other" ] ||
 			die "table $RETERM_TABLE is used by another rule (ip -$fam rule: $other); choose another routing table (reterm.main.table)"
+		# (all tables: asked for a table it does not have, the kernel errs)
+		out=$(ip -$fam -N route show table all 2>&1) || die "cannot list the ip -$fam routes: $out"
+		other=$(printf '%s\n' "$out" | grep -m1 -E "[[:space:]]table $RETERM_TABLE( |\$)" | tr -s '\t ' '  ')
+		[ -z "$other" ] ||
+			die "table $RETERM_TABLE holds routes of another package (ip -$fam route: $other); choose another routing table (reterm.main.table)"
 	done
 }
 
 # Raise the TCP buffer maxima for the proxy's long leg, never lower them,
 # and keep the current min and default: of the sysctl.conf lines
-# "key = min default max" only max is used.
+# "key = min default max" only max is used.  Each raise is noted in
+# sysctl.raised as "key max-before min default max-set", so that stop
+# undoes exactly it.
 sysctl_apply() {
-	if [ ! -f "$RUN/sysctl.saved" ]; then
-		for k in $SYSCTL_KEYS; do
-			echo "$k = $(sysctl -n "$k" | tr -s '\t ' '  ')"
-		done > "$RUN/sysctl.saved.tmp" && mv "$RUN/sysctl.saved.tmp" "$RUN/sysctl.saved"
-	fi
-	local key eq min def max
+	local key eq min def max prev
 	while read -r key eq min def max; do
 		case "$key" in net.ipv4.tcp_rmem|net.ipv4.tcp_wmem) ;; *) continue ;; esac
 		case "$max" in ''|*[!0-9]*) log "bad sysctl line for $key"; continue ;; esac
 		set -- $(sysctl -n "$key" 2>/dev/null)	# now: min default max
 		case "$#:$1$2$3" in 3:*[!0-9]*|[!3]:*) log "cannot read $key"; continue ;; esac
 		[ "$3" -ge "$max" ] && continue
-		sysctl -q -w "$key=$1 $2 $max" >/dev/null || log "sysctl $key failed"
+		# raising our own earlier raise: the maximum before that one stays
+		prev=$(raised "$key" "$1 $2 $3") || prev=$3
+		sysctl -q -w "$key=$1 $2 $max" >/dev/null || { log "sysctl $key failed"; continue; }
+		{ grep -v "^$key " "$RUN/sysctl.raised" 2>/dev/null; echo "$key $prev $1 $2 $max"; } \
+			> "$RUN/sysctl.raised.tmp" && mv "$RUN/sysctl.raised.tmp" "$RUN/sysctl.raised"
 	done < "$RUN/sysctl.conf"
 }
 
+# raised KEY "MIN DEF MAX": the maximum before our raise of KEY, if KEY
+# still holds exactly what we set; fails otherwise.
+raised() {
+	local key prev min def max
+	[ -f "$RUN/sysctl.raised" ] || return 1
+	while read -r key prev min def max; do
+		[ "$key" = "$1" ] && [ "$min $def $max" = "$2" ] || continue
+		case "$prev" in ''|*[!0-9]*) return 1 ;; esac
+		echo "$prev"
+		return 0
+	done < "$RUN/sysctl.raised"
+	return 1
+}
+
+# Put back the maxima we raised, and only where they still hold the value
+# we set: a maximum raised (or anything tuned) since is someone else's.
 sysctl_restore() {
-	[ -f "$RUN/sysctl.saved" ] || return 0
-	sysctl -q -p "$RUN/sysctl.saved" >/dev/null || log "sysctl restore failed"
-	rm -f "$RUN/sysctl.saved"
+	local key prev now
+	[ -f "$RUN/sysctl.raised" ] || return 0
+	for key in $SYSCTL_KEYS; do
+		now=$(sysctl -n "$key" 2>/dev/null | tr -s '\t ' '  ')
+		set -- $now
+		prev=$(raised "$key" "$now") || {
+			grep -q "^$key " "$RUN/sysctl.raised" && log "$key changed since reterm raised its maximum: left at $now"
+			continue
+		}
+		sysctl -q -w "$key=$1 $2 $prev" >/dev/null || log "sysctl restore of $key failed"
+	done
+	rm -f "$RUN/sysctl.raised"
 }
 
 # EXIT trap of a start: undo what it changed, restore the previous state.

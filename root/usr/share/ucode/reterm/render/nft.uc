@@ -272,13 +272,20 @@ export function table_pre(cfg) {
 
 	let mark = mark_set(cfg);
 
+	// A connection the proxy holds is served until it ends, whatever the
+	// device sets say now: the socket rule comes before the device check,
+	// so a device deselected mid-download keeps its proxied connections.
+	// (Unmarked, their packets reach the proxy only while its socket's
+	// cached route is valid; the next route change on the router, a WAN
+	// lease renewal, flushes it, and they are forwarded to a server that
+	// never saw the connection: reset.)
 	// Only the SYN of a new connection is diverted: packets of a
 	// connection opened before the device was selected (or while haproxy
 	// was down) find no proxy socket and would be answered with a reset;
 	// they stay direct until they close.
 	let rules = [
-		'ether saddr != @reterm_devices return comment "reterm: not a selected device"',
 		`meta l4proto tcp socket transparent 1 ${mark} return comment "reterm: packet of a connection held by the proxy"`,
+		'ether saddr != @reterm_devices return comment "reterm: not a selected device"',
 		'tcp flags & (fin | syn | rst | ack) != syn return comment "reterm: not a new connection: stays as it is"',
 		'ip daddr @reterm_bypass4 return comment "reterm: private or bypassed IPv4 destination"'
 	];
