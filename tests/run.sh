@@ -30,7 +30,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 TIERS=${*:-${TIERS:-"js browser ucode ucode-24.10 sh pkg owrt owrt-24.10 lab"}}
-LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web hardening shaping sqm latency autorate latency@24.10 autorate@24.10"}
+LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web hardening shaping sqm latency autorate flood latency@24.10 autorate@24.10"}
 mkdir -p .cache
 
 passed=0 failed=0 skipped=0

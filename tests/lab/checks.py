@@ -225,6 +225,18 @@ CHECKS = {
          lambda m: m["refused_reterm_kind"] in ("eof", "reset")
          and m["refused_reterm_ms"] <= m["refused_direct_ms"] + 130),
     ],
+    "flood": [
+        ("ICMP flood from the LAN: both pings flooded the router (>= 2000 echoes each)",
+         lambda m: min(m["echoes_sent_flood"]) >= 2000),
+        ("ICMP flood: the controller ticks on time (no gap over 400 ms between its 200 ms ticks)",
+         lambda m: m["tick_gap_ms_max_flood"] <= 400 and m["ticks_flood"] >= 4 * m["seconds_flood"]),
+        ("ICMP flood: the viewer's samples call is answered within 100 ms of when it is due",
+         lambda m: m["viewer_answer_ms_max_flood"] <= 100),
+        ("ICMP flood: the process's CPU at most 10 points of a core above the calm run's",
+         lambda m: m["cpu_pct_flood"] <= m["cpu_pct_calm"] + 10),
+        ("ICMP flood: at least 80 % of the calm run's probes answered, raw ICMP sockets",
+         lambda m: m["answered_flood"] >= 0.8 * m["answered_calm"] and m["prober_flood"] == "icmp"),
+    ],
 }
 
 

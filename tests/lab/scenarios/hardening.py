@@ -110,8 +110,11 @@ def firewall_rule(router, confdir, res, kind):
         r = fetch("cli", other[0], other[1])
         res["firewall_%s_unmatched_proxied" % kind] = int(r["status"] == 200 and r["peer"] == other[2])
     router.apply("stop")
-    sh.run(["nft"] + fw_reject(match), ns="rtr", check=False)
+    sh.run(["nft"] + fw_reject(match), ns="rtr")
     res["firewall_%s_off_kind" % kind] = tcpcheck("cli", "refused", topo.SRV4, port)["kind"]
+    if res["firewall_%s_off_kind" % kind] != "refused":  # what the forward chain held then
+        res["firewall_%s_off_forward" % kind] = sh.run(
+            ["nft", "list", "chain", "inet", "fw4", "forward"], ns="rtr", check=False)
     configure(router, confdir, enabled=1)
 
 
