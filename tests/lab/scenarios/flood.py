@@ -66,7 +66,7 @@ def one(ucode, flood):
     if flood:
         for argv in (["ping", "-q", "-f", "-s", "1472", "-w", SECONDS + 4, topo.LAN4],
                      ["ping", "-6", "-q", "-f", "-s", "1452", "-w", SECONDS + 4, topo.LAN6]):
-            pings.append(sh.spawn(argv, ns="cli2", stdout=subprocess.PIPE, text=True))
+            pings.append(sh.spawn(argv, ns="cli2"))
         time.sleep(1)
     ctl = controller(ucode, log)
     time.sleep(1)
