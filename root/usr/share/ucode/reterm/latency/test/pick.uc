@@ -133,7 +133,8 @@ export function pick(env, cands, pol, refuse, done) {
 
 		cur.guard?.cancel();
 		cur.guard = null;
-		pol.own = target.own(env.readfile?.('/proc/net/fib_trie'), env.readfile?.('/proc/net/if_inet6'));
+		pol.own = target.own(env.readfile?.('/proc/net/fib_trie'), env.readfile?.('/proc/net/if_inet6'),
+		                     env.readfile?.('/proc/net/ipv6_route'), env.readfile?.('/proc/net/route'));
 
 		for (let d in DIRS) {
 			let u = c[d[0]];
