@@ -142,6 +142,11 @@ w = world({ names: { 'speed.example.net': [ '93.184.216.34' ] }, check: { 'speed
 r = start(w, { download_url: 'https://speed.example.net/dl', upload_url: 'https://speed.example.net/ul' });
 c.eq('custom https:// URL throttled: its own error, no fallback', [ r.error, r.tried ], [ 'throttled', [] ]);
 c.ok('... the message names the host', index(r.message, 'speed.example.net refused the test (HTTP 429)') >= 0);
+c.eq('... and the gap follows a failed check too: too_soon', start(w, {})?.error, 'too_soon');
+
+w = world({ names: {} });
+start(w, {});
+c.eq('the gap follows no_endpoint too', start(w, { endpoint: 'tele2' })?.error, 'too_soon');
 
 for (let bad in [
 	[ { download_url: 'http://93.184.216.34/x' }, /go together/ ],

@@ -206,8 +206,8 @@ for (let r in refused) {
 	c.eq(`... nothing loaded, the prober not taken (${r[0]})`, [ length(w.loads), w.m.test_status({}).state ], [ 0, 'idle' ]);
 	messages[now?.message ?? 'none'] = true;
 
-	// as the upload URL too
-	let up = start(w, urls(`http://${PUBLIC4}/bytes/1`, r[0]))[0];
+	// as the upload URL too (a new router: a refusal starts the gap)
+	let up = start(world(), urls(`http://${PUBLIC4}/bytes/1`, r[0]))[0];
 
 	c.eq(`refused as the upload URL: ${r[0]}`, up?.error, 'target_refused');
 }
@@ -301,7 +301,7 @@ hw.s.advance(4000);
 c.eq('a resolver that hangs: no reply yet after 4 s', [ h0, h1() ], [ null, null ]);
 hw.s.advance(3000);
 c.eq('... refused by 7 s, the same text', [ h1()?.error, h1()?.message ], [ 'target_refused', text ]);
-c.eq('... and a new test can start at once (no gap after a refusal)', start(hw, urls(`http://${PUBLIC4}/`))[0]?.started, true);
+c.eq('... and the gap follows it: too_soon', start(hw, urls(`http://${PUBLIC4}/`))[0]?.error, 'too_soon');
 
 let noreply = world({ names }).m.test_start(urls('http://speed.example.net/x'));
 
@@ -323,11 +323,13 @@ c.eq('admin server by name, resolving to a private address', [ n0, n1()?.started
 let aw3 = world({ servers: [ '10.0.0.2', '127.0.0.1' ] });
 
 c.eq('admin server on loopback: never the proxy listener port', start(aw3, urls('http://127.0.0.1:15001/'))[0]?.error, 'target_refused');
+aw3.s.advance(30000);
 c.eq('... another port of it is fine', start(aw3, urls('http://127.0.0.1:8081/bytes/1'))[0]?.started, true);
 
 let aw4 = world({ servers: [ '10.0.0.2' ] });
 
 c.eq('a private address not named there is still refused', start(aw4, urls('http://10.0.0.3/'))[0]?.error, 'target_refused');
+aw4.s.advance(30000);
 c.eq('the named server does not open the other URL', start(aw4, urls('http://10.0.0.2/', 'http://10.0.0.3/'))[0]?.error, 'target_refused');
 
 // ---- one at a time, then a gap -------------------------------------------------------------
@@ -353,6 +355,33 @@ gw.m.test_stop({});
 c.eq('gap: also after a stopped test', start(gw, urls(`http://${PUBLIC4}/bytes/1`))[0]?.error, 'too_soon');
 gw.s.advance(30000);
 c.eq('gap: ... until 30 s after the stop', start(gw, urls(`http://${PUBLIC4}/bytes/1`))[0]?.started, true);
+
+// every attempt, not only a test that ran: a refused or failed start is
+// followed by the same gap (a caller cannot try targets back to back);
+// an argument error is no attempt
+for (let a in [
+	[ 'a port refused at once', urls(`http://${PUBLIC4}:22/`) ],
+	[ 'an address refused', urls('http://10.0.0.2/') ],
+	[ 'a name that does not resolve', urls('http://nonexistent.example.net/') ],
+	[ 'a name resolving to a private address', urls('http://intranet.example.net/') ]
+]) {
+	let w = world({ names });
+	let ab = start(w, a[1]);
+
+	w.s.advance(1000);
+
+	let first = ab[0] ?? ab[1](), next = start(w, urls(`http://${PUBLIC4}/bytes/1`))[0];
+
+	c.eq(`gap after ${a[0]}: target_refused, then too_soon with 29-30 s to wait`,
+		[ first?.error, next?.error, next?.wait_s >= 29 && next?.wait_s <= 30 ], [ 'target_refused', 'too_soon', true ]);
+	w.s.advance(29000);
+	c.eq(`... and 30 s after it: starts (${a[0]})`, start(w, urls(`http://${PUBLIC4}/bytes/1`))[0]?.started, true);
+}
+
+let iw = world();
+
+c.eq('an argument error is no attempt: no gap after it', [ iw.m.test_start({ download_url: `http://${PUBLIC4}/x` }, () => null)?.error,
+	start(iw, urls(`http://${PUBLIC4}/bytes/1`))[0]?.started ], [ 'invalid_argument', true ]);
 
 // ---- where the admin names it -----------------------------------------------------------
 
