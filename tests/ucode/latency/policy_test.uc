@@ -374,7 +374,7 @@ for (let a in [
 
 	c.eq(`gap after ${a[0]}: target_refused, then too_soon with 29-30 s to wait`,
 		[ first?.error, next?.error, next?.wait_s >= 29 && next?.wait_s <= 30 ], [ 'target_refused', 'too_soon', true ]);
-	w.s.advance(29000);
+	w.s.advance(30000);
 	c.eq(`... and 30 s after it: starts (${a[0]})`, start(w, urls(`http://${PUBLIC4}/bytes/1`))[0]?.started, true);
 }
 
