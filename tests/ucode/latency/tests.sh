@@ -28,7 +28,11 @@
 #                       latency/tls-rcvbuf (download connections start with
 #                       the receive buffer the kernel's tuning may reach);
 #                       latency/tls-silent-client (the lab's HTTPS server
-#                       answers beside a client that never handshakes)
+#                       answers beside a client that never handshakes),
+#                       latency/tls-target (closed, dropped, silent and
+#                       non-TLS ports read the same; a name resolving
+#                       elsewhere than the checked address is not
+#                       connected to)
 #   latency/vectors     tests/fixtures/grade-vectors.json is what
 #                       make-grade-vectors.mjs makes from today's grade.js
 #                       (node)

@@ -16,7 +16,7 @@ tls_test() {
 		why="ucode-mod-uclient not found"
 	fi
 	if [ -n "$why" ]; then
-		for t in tls tls-upload tls-slow-answer tls-rcvbuf tls-silent-client; do
+		for t in tls tls-upload tls-slow-answer tls-rcvbuf tls-silent-client tls-target; do
 			skipped "latency/$t" "$why"
 		done
 		return
@@ -26,7 +26,7 @@ tls_test() {
 	( cd "$ROOT/tests/lab" && python3 -c "from labkit import tlsca
 tlsca.make('$d', 'speed.test')
 tlsca.make('$d', 'speed.test', tag='other')" ) || { notok "latency/tls (openssl CA)"; return; }
-	printf '127.0.0.1 speed.test\n::1 speed.test\n' >"$d/hosts"
+	printf '127.0.0.1 speed.test rebind.test\n::1 speed.test rebind.test\n' >"$d/hosts"
 	local port=18443 p403=18444
 	python3 "$ROOT/tests/lab/labkit/httpsd.py" $port "$d/lab-cert.pem" "$d/lab-key.pem" >"$d/srv.log" 2>&1 &
 	echo $! >"$d/srv.pid"
@@ -47,6 +47,7 @@ tlsca.make('$d', 'speed.test', tag='other')" ) || { notok "latency/tls (openssl 
 	tls_slow_answer_test "$d"
 	tls_rcvbuf_test "$d"
 	tls_silent_client_test "$d"
+	tls_target_test "$d"
 }
 
 # tls_ns DIR NAME [httpsd.py options] <BODY: the sh code on stdin run in a
@@ -210,5 +211,37 @@ tls_silent_client_test() {
 		ok "latency/tls-silent-client (answered beside a client that never handshakes)"
 	else
 		notok "latency/tls-silent-client (no answer while another client held its handshake: $(printf '%s\n' "$out" | grep -v '^p ' | tr '\n' ' '))"
+	fi
+}
+
+# latency/tls-target: what an HTTPS check tells about a target and where it
+# connects (tests/ucode/latency/tls_target_live.uc), in tls_ns with TCP
+# port 18452 dropped by nft: a closed, a dropped, a silent and a non-TLS
+# port read the same, for a caller's own URL also at the same time; a name
+# that resolves elsewhere than the checked address is not connected to.
+tls_target_test() {
+	local d=$1 out
+	if ! command -v tc >/dev/null 2>&1 || ! command -v nft >/dev/null 2>&1; then
+		skipped latency/tls-target "tc or nft not found"
+		return
+	fi
+	out=$(tls_ns "$d" target <<-'EOS'
+	nft add table inet reterm_test && nft add chain inet reterm_test out '{ type filter hook output priority 0; }' &&
+		nft add rule inet reterm_test out tcp dport 18452 drop || exit 3
+	RETERM_TLS_PORT=18445 RETERM_TLS_CA=$D/lab-ca.pem "$UCODE" -L "$MODS" -L "$ROOT/tests/ucode/latency" \
+		"$ROOT/tests/ucode/latency/tls_target_live.uc" >"$D/target.log" 2>&1
+	echo "rc=$?"
+	EOS
+	)
+	case $? in
+	3) skipped latency/tls-target "no tbf qdisc, nft or namespace here"; return ;;
+	0) ;;
+	*) notok "latency/tls-target (the namespace script failed)"; sed 's/^/#   /' "$d/target.err"; return ;;
+	esac
+	if [ "$out" = "rc=0" ]; then
+		ok "latency/tls-target ($(tail -n1 "$d/target.log"))"
+	else
+		notok "latency/tls-target"
+		sed 's/^/#   /' "$d/target.log"
 	fi
 }
