@@ -142,6 +142,9 @@ for (let cs in [ ...CASES, [ 'rebind' ] ]) {
 		ms >= limit - 250 && ms <= limit + 2500);
 }
 
+for (let k in [ 'uniform', 'endpoint' ])
+	print(sprintf('%s: %J\n', k, map([ ...CASES, [ 'rebind' ] ], (cs) => [ cs[0], int(results[k]?.[cs[0]]?.ms ?? -1) ])));
+
 c.eq('a name resolving elsewhere than the checked address: no connection reached it', accepted[18454], 0);
 c.ok(sprintf('the silent and the not-TLS listeners were reached (%J)', accepted), accepted[18450] > 0 && accepted[18453] > 0);
 
