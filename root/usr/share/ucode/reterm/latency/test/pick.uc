@@ -115,7 +115,9 @@ export function pick(env, cands, pol, refuse, done) {
 		if (type(env.check) != 'function')
 			return failed(c, error('tls_failed', `${c.name}: HTTPS is not possible here`));
 
-		push(cur.jobs, env.check({ url: u, dir: DIRS[k][1], ca: pol.ca_file, referer: c.referer, name: c.name },
+		// a caller's own URL: no answer is told at one time (tlsload check)
+		push(cur.jobs, env.check({ url: u, dir: DIRS[k][1], ca: pol.ca_file, referer: c.referer, name: c.name,
+		                           uniform: c.id == null },
 			(err) => {
 				if (over || cur.cand !== c)
 					return;
