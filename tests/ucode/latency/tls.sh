@@ -6,6 +6,18 @@
 # openssl now (tests/lab/labkit/tlsca.py), in a mount namespace whose
 # /etc/hosts maps speed.test to the loopback addresses.
 
+# wait_listen PORT...: until something listens on each TCP port (python
+# starts slowly on a busy machine), at most 10 s
+wait_listen() {
+	local p i
+	for p in "$@"; do
+		for i in $(seq 50); do
+			ss -Hltn "sport = :$p" | grep -q . && break
+			sleep 0.2
+		done
+	done
+}
+
 tls_test() {
 	local why= d=$TMP/tls
 	if [ -z "$UCODE" ]; then why="ucode not found"
@@ -32,7 +44,7 @@ tlsca.make('$d', 'speed.test', tag='other')" ) || { notok "latency/tls (openssl 
 	echo $! >"$d/srv.pid"
 	python3 "$ROOT/tests/lab/labkit/httpsd.py" $p403 "$d/lab-cert.pem" "$d/lab-key.pem" --status 403 >"$d/srv403.log" 2>&1 &
 	echo $! >"$d/srv403.pid"
-	sleep 1
+	wait_listen $port $p403
 	if RETERM_TLS_PORT=$port RETERM_TLS_403_PORT=$p403 RETERM_TLS_CA=$d/lab-ca.pem RETERM_TLS_OTHER_CA=$d/other-ca.pem \
 	   unshare -m sh -c 'mount --bind "$1" /etc/hosts && shift && exec "$@"' sh "$d/hosts" \
 	   "$UCODE" -L "$MODS" -L "$MON" "$MON/tls_live.uc" >"$d/log" 2>&1; then
@@ -66,7 +78,7 @@ tls_ns() {
 		mount --bind "$D/hosts" /etc/hosts || exit 3
 		python3 "$ROOT/tests/lab/labkit/httpsd.py" 18445 "$D/lab-cert.pem" "$D/lab-key.pem" "$@" >"$D/srv-ns.log" 2>&1 &
 		srv=$!
-		sleep 1
+		for i in $(seq 50); do ss -Hltn 'sport = :18445' | grep -q . && break; sleep 0.2; done
 		EOS
 		cat
 		printf 'kill $srv 2>/dev/null\nexit 0\n'
