@@ -161,6 +161,7 @@ const DEFAULT_LEN = { [4]: 8, [16]: 16 };
 function is_default(r) {
 	return r.len < DEFAULT_LEN[length(r.net)] && r.net[0] != 0xff;
 }
+
 const RTF_REJECT = 0x200, RTF_LOCAL = 0x80000000;
 
 // /proc/net/route prints each address as a number in the host's byte
