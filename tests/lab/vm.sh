@@ -29,7 +29,7 @@ for v in $(env | sed -n 's/^\(LAB_[A-Z0-9_]*\)=.*/\1/p'); do
 	case $v in LAB_VM_TIMEOUT|LAB_CPU_QUOTA) continue ;; esac
 	eval "val=\${$v}"
 	case $val in
-	*[!A-Za-z0-9_.,\ -]*) echo "lab: $v: only letters, digits, '_.,-' and spaces" >&2; exit 2 ;;
+	*[!A-Za-z0-9_.,@\ -]*) echo "lab: $v: only letters, digits, '_.,@-' and spaces" >&2; exit 2 ;;
 	esac
 	pass="$pass $v='$val'"
 done
