@@ -39,7 +39,7 @@ include ../../luci.mk
 else
 
 # the benchmark's scenarios (`make lab`); `make test` runs every scenario
-LAB_SCENARIOS ?= baseline proxy shaping latency autorate
+LAB_SCENARIOS ?= baseline proxy shaping latency autorate autorate@24.10
 OUT ?= dist
 
 .PHONY: test lab ipk apk deps clean
@@ -55,7 +55,7 @@ deps:
 # results store); one table of every README target, its figure, its peer
 # of the same run and met / not met, also written to docs/benchmarks.md
 lab:
-	LAB_MODE=bench LAB_SCENARIOS="$(LAB_SCENARIOS)" tests/run.sh browser ucode lab
+	LAB_MODE=bench LAB_SCENARIOS="$(LAB_SCENARIOS)" tests/run.sh browser ucode ucode-24.10 lab
 
 # OpenWrt 24.10 (opkg): the app and one luci-i18n-reterm-<lang> per po/<lang>
 ipk:

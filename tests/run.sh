@@ -1,15 +1,19 @@
 #!/bin/bash
 # The whole test suite (`make test`): installs what it needs, then runs
-#   js     vitest through the LuCI module loader
-#   browser  graphs rendered in real Chromium, redraw benchmark
+#   js     vitest: our modules and views on OpenWrt's luci-base in jsdom,
+#          a test router behind HTTP (docs/testing.md)
+#   browser  the views and graphs on the same LuCI in real Chromium, redraw
+#          benchmark
 #   ucode  renderer/API tests with mock modules (those needing ucode skipped
-#          without it; golden nft/haproxy files, OUI table, grade vectors
-#          checked anyway)
+#          without it; golden nft/haproxy files and the OUI table checked
+#          anyway, the grade vectors when LuCI is built)
 #   sh     apply.sh against recording stand-ins for fw4, haproxy, ip, sysctl
 #   pkg    the .ipk layout and control fields
 #   owrt   the .ipk on OpenWrt's real procd, ubusd, rpcd, uhttpd,
 #          rc.common/procd.sh and firewall4, built by tools/owrt/build.sh
 #          ($RETERM_OWRT, default /opt/owrt; one counted skip without them)
+#   owrt-24.10  the same on that root with OpenWrt 24.10's ucode (rpcd's
+#          plugin, uhttpd's handler and LuCI's modules built against it)
 #   lab    the network lab in a VM: behaviour checked with floors physics
 #          sets (tests/lab/checks.py); with LAB_MODE=bench (`make lab`) the
 #          benchmark instead: the README's speed targets measured and
@@ -24,7 +28,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-TIERS=${*:-${TIERS:-"js browser ucode ucode-24.10 sh pkg owrt lab"}}
+TIERS=${*:-${TIERS:-"js browser ucode ucode-24.10 sh pkg owrt owrt-24.10 lab"}}
 LAB_SCENARIOS=${LAB_SCENARIOS:-"baseline proxy proxy-web hardening shaping sqm latency autorate latency@24.10 autorate@24.10"}
 mkdir -p .cache
 
@@ -74,7 +78,10 @@ for tier in $TIERS; do
 			tail -n 1 > .cache/bench-ucode-24.10.json ;;
 	sh) { tests/sh/apply_test.sh; tests/sh/apply_bg_test.sh; } 2>&1 | tee "$log" ;;
 	pkg) tests/pkg/ipk_test.sh 2>&1 | tee "$log" ;;
-	owrt) tests/owrt/run.sh 2>&1 | tee "$log" ;;
+	owrt) tests/owrt/run.sh 2>&1 | sed "s/^owrt: \([0-9].*\)/owrt: \1 ($(ucode_pin ucode))/" | tee "$log" ;;
+	owrt-24.10) # the same checks on the root with 24.10's ucode
+		OWRT_ROOTNAME=root-24.10 tests/owrt/run.sh 2>&1 |
+			sed "s/^owrt: \([0-9].*\)/owrt-24.10: \1 (24.10 $(ucode_pin ucode-24.10))/" | tee "$log" ;;
 	lab)
 		if [ "${CI:-}" = true ] && [ -z "${LAB_VM_TIMEOUT:-}" ]; then
 			budget=${RETERM_CI_BUDGET:-5400}

@@ -1,19 +1,15 @@
-#!/usr/bin/env node
 /**
- * Real-Chromium check of the dashboard charts (reterm/graphgeom.js,
- * graphchart.js, graphlive.js and graphresult.js with grade.js, ring.js,
- * units.js, graph.css), no LuCI files:
+ * Real-Chromium check of the dashboard charts (reterm/graph/geom.js,
+ * chart.js, live.js and result.js with grade.js, ring.js, units.js,
+ * graph.css) on OpenWrt's own LuCI, without a view:
  *
  *   node tests/browser/graph.browser.mjs
  *
- * - Serves a page on a routed fake origin (http://reterm.test/): the
- *   module files from htdocs/, graph.css (linked by graphchart.js itself via
- *   L.resource), the harness' baseclass/i18n fakes as ES modules and the
- *   fixture tests/browser/fixtures/samples-600.json.
- * - A minimal in-page LuCI-format loader: node reads each module's
- *   leading directives with the harness' parseDirectives(), the page
- *   fetches the source and wraps it as luci.js does
- *   (function(window, document, L, <aliases>)) and instantiates the class.
+ * - A page of the router (lib.mjs) with LuCI booted as its header
+ *   template boots it (the bootstrap theme, cbi.js, luci.js, L = new
+ *   LuCI(...)); the modules come through L.require, graph.css through
+ *   L.resource (graph/chart.js links it itself); the fixture
+ *   tests/browser/fixtures/samples-600.json is read in node.
  * - Renders latency strip, throughput, CAKE, test phases and CDF from the
  *   fixture, checks the SVG structure, screenshots light and dark themes
  *   to tests/browser/out/graph.png and graph-dark.png, and benchmarks the
@@ -22,65 +18,49 @@
  *   (folded into the lab's results.json, where the target is checked).
  *
  * Prints "ok - …" / "not ok - …" lines and "browser: N passed, N failed";
- * exits 1 on failure. Needs /usr/bin/chromium (Debian package chromium)
- * and playwright-core; CHROMIUM=/path overrides the browser.
+ * exits 1 on failure. Needs /usr/bin/chromium (Debian package chromium),
+ * playwright-core and LuCI built (tools/owrt/build.sh); CHROMIUM=/path
+ * overrides the browser.
  */
 
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { reporter, moduleList, runPage, LOADER, OUT, REPO_ROOT } from './lib.mjs';
+import { reporter, runPage, luciRouter, OUT, REPO_ROOT } from './lib.mjs';
+import { luciEnv } from '../js/harness/dispatcher.js';
 
-const FIXTURE = join(REPO_ROOT, 'tests/browser/fixtures/samples-600.json');
+const FIXTURE = JSON.parse(readFileSync(join(REPO_ROOT, 'tests/browser/fixtures/samples-600.json'), 'utf8'));
 /* the redraw target (one 60 Hz frame) is checked by the benchmark checks
  * (tests/lab/checks.py, from results.json), not here: a timed pass/fail in
  * a functional tier fails whenever the machine is busy */
 
-const { check, finish } = reporter('browser');
+const { check, skip, finish } = reporter('browser');
+const router = luciRouter();
+const MODULES = ['reterm.grade', 'reterm.ring', 'reterm.graph.live', 'reterm.graph.result'];
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>reterm graphs</title>
+<link rel="stylesheet" href="/luci-static/bootstrap/cascade.css">
 <style>
-  /* a stand-in for LuCI bootstrap: font, text and background colours */
-  html { background: #f6f7f9; }
-  body { margin: 0; padding: 16px; font: 13px/1.5 "Liberation Sans", "DejaVu Sans", Arial, sans-serif;
-         color: #404040; background: #f6f7f9; }
-  .cbi-section { background: #fff; border: 1px solid #e2e4e8; border-radius: 4px; padding: 10px 16px 4px;
-                 margin: 0 0 14px; width: 860px; box-sizing: border-box; }
-  h3 { font-size: 14px; margin: 0 0 6px; font-weight: 600; }
-  html[data-darkmode="true"], html[data-darkmode="true"] body { background: #1e1e1e; color: #d4d4d4; }
-  html[data-darkmode="true"] .cbi-section { background: #262626; border-color: #3a3a3a; }
+  /* the page's layout: sections of a LuCI view's width, two in a row */
+  body { padding: 16px; }
+  .cbi-section { margin: 0 0 14px; width: 860px; box-sizing: border-box; }
   .row { display: flex; gap: 14px; width: 860px; }
   .row .cbi-section { width: auto; flex: 1 1 0; min-width: 0; }
-</style></head>
+</style>
+<script src="/luci-static/resources/cbi.js"></script>
+<script src="/luci-static/resources/luci.js"></script>
+<script>L = new LuCI(${JSON.stringify(luciEnv({ path: 'admin/network/reterm', luci: router.uci.dump('luci') })).replace(/\//g, '\\/')});</script>
+</head>
 <body><div id="dash"></div>
-<script type="module">
-  import { Class } from '/harness/fakes/baseclass.js';
-  import { installFormat, _, N_ } from '/harness/fakes/i18n.js';
-
-  installFormat();
-
-  const L = {
-    env: { resource: '/luci-static/resources' },
-    Class,
-    resource: (...parts) => '/luci-static/resources/' + parts.join('/')
-  };
-  const E = (tag, attrs, children) => {
-    const el = document.createElement(tag);
-    for (const k in (attrs || {})) el.setAttribute(k, attrs[k]);
-    for (const c of [].concat(children || [])) el.append(c);
-    return el;
-  };
-  const cache = { baseclass: Class };
-${LOADER}
-  window.__ready = true;
+<script>
+  Promise.all(${JSON.stringify(MODULES)}.map(function(n) { return L.require(n); })).then(function() { window.__ready = true; });
 </script></body></html>`;
 
 /* in the page: build the dashboard from the fixture */
 async function render(page) {
-	return page.evaluate(async () => {
-		const gl = window.__mod('reterm.graph.live'), gr = window.__mod('reterm.graph.result');
-		const ringMod = window.__mod('reterm.ring'), grade = window.__mod('reterm.grade');
-		const fx = await (await fetch('/fixtures/samples-600.json')).json();
+	return page.evaluate(async fx => {
+		const [gl, gr, ringMod, grade] = await Promise.all(['reterm.graph.live', 'reterm.graph.result', 'reterm.ring', 'reterm.grade']
+			.map(n => L.require(n)));
 		const live = ringMod.create({ step: 1, span: 600 });
 		const merged = live.merge(fx.reply);
 		const range = live.range(), info = live.info;
@@ -132,7 +112,7 @@ async function render(page) {
 		});
 
 		return { merged, points: live.points().length, grades: stats.map(s => grade.grade(s.mean)) };
-	});
+	}, FIXTURE);
 }
 
 /* in the page: what the checks need to know about the SVG */
@@ -174,9 +154,8 @@ async function inspect(page) {
 
 /* in the page: redraw benchmark */
 async function bench(page) {
-	return page.evaluate(() => {
-		const gl = window.__mod('reterm.graph.live'), ringMod = window.__mod('reterm.ring');
-		const fx = window.__fixture;
+	return page.evaluate(async fx => {
+		const [gl, ringMod] = await Promise.all([L.require('reterm.graph.live'), L.require('reterm.ring')]);
 		const all = ringMod.create({ step: 1, span: 3600 });
 		all.merge(fx.reply);
 		const pts = all.points();
@@ -224,21 +203,19 @@ async function bench(page) {
 		const res = { strip: run(strip, { base: 22.1 }), tput: run(tput, { shaper: fx.reply.shaper }) };
 		host.remove();
 		return res;
-	});
+	}, FIXTURE);
 }
 
 async function main() {
-	await runPage({ check, finish, html: PAGE, files: { '/fixtures/samples-600.json': FIXTURE }, viewport: { width: 900, height: 800 } }, async (page, errors) => {
+	await runPage({ check, skip, finish, router, html: PAGE, viewport: { width: 900, height: 800 } }, async (page, { errors, fetched }) => {
 
-		const names = ['reterm.grade', 'reterm.ring', 'reterm.units', 'reterm.graph.geom', 'reterm.graph.chart', 'reterm.graph.live', 'reterm.graph.result'];
-		const mods = moduleList(['reterm.ring', 'reterm.graph.live', 'reterm.graph.result']);
-		const loaded = await page.evaluate(m => window.__load(m), mods);
-		check('in-page loader instantiates grade, ring, units and the four graph modules', names.every(n => loaded.includes(n)), loaded);
+		const files = ['reterm/grade.js', 'reterm/ring.js', 'reterm/units.js', 'reterm/graph/geom.js', 'reterm/graph/chart.js',
+			'reterm/graph/live.js', 'reterm/graph/result.js'];
+		check('LuCI loads grade, ring, units and the four graph modules from the router', files.every(f => fetched.includes(f)), fetched);
 
 		const r = await render(page);
 		/* graph.css is linked by graphchart.js; wait until it applies */
 		await page.waitForFunction(() => getComputedStyle(document.querySelector('.reterm-graph')).getPropertyValue('--reterm-med').trim() !== '');
-		await page.evaluate(() => fetch('/fixtures/samples-600.json').then(x => x.json()).then(j => { window.__fixture = j; }));
 
 		check('ring merged the fixture reply (600 s window, gaps kept)', r.merged === r.points && r.points > 580 && r.points < 600, r);
 		check('guided test fixture grades as shaped (A or A+)', r.grades.every(g => g === 'A' || g === 'A+'), r.grades);

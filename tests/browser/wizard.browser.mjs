@@ -1,16 +1,16 @@
-#!/usr/bin/env node
 /**
  * Real-Chromium check of the setup wizard (view/reterm/wizard.js with
- * reterm.wizard.state*, testrun, shaping, tcpreview, graphresult, devices),
- * without a router:
+ * reterm.wizard.*, guided, shaping.*, graph.result, devices) on
+ * OpenWrt's own LuCI:
  *
  *   node tests/browser/wizard.browser.mjs
  *
- * Same page set-up as overview.browser.mjs (lib.mjs viewPage: harness
- * fakes for rpc, uci, poll, ui, plus fs and network here; a luci.js-style
- * loader); LuCI's apply with rollback is replaced by an immediate commit
- * of the staged changes.
- * Recorded API replies:
+ * The page is admin/network/reterm/wizard as the router serves it
+ * (lib.mjs: LuCI's header with the bootstrap theme, luci.js, the view
+ * through L.require); LuCI's own Save & Apply runs as on a router: the
+ * apply with rollback, LuCI's modal, the confirm 4 s on and the reload
+ * of the page 1.5 s later, after which the wizard opens again from the
+ * tab's session storage. Only the router behind HTTP is the check's:
  *   - test_start / test_status / results: tests/js/fixtures/overview.json
  *     (the real reterm-latencyd code on a simulated line): the unshaped test
  *     (grade D) is the "before", the shaped one (A+) the "after";
@@ -18,14 +18,13 @@
  *     golden reply);
  *   - server_rtts: what the API answers for the same fixture's ss output
  *     (checked in tests/ucode/api/api_test.uc).
- *   - monitor_status: the recorded status, with shaper/cake from the sqm
- *     config as applied, but only 3 polls after a change (reterm-latencyd reads
- *     it again on a procd trigger): the fake apply returns at once, like
- *     LuCI's, so the wizard must wait for the router's word;
+ *   - reterm.latency status: the recorded status, with shaper/cake from the
+ *     sqm config, but only 3 polls after a change (reterm-latencyd reads it
+ *     again on a procd trigger): the wizard must wait for the router's word;
  *   - the shaping pause (reterm.latency.test.pause): test_start with
  *     pause_shaping names the enabled queue's device as paused; test_status
  *     carries the pause record, "restoring" as the test ends and
- *     "restored" at the next poll.
+ *     "restored" at the next answer.
  * Walks: look → measure with shaping off (the router pauses the queue:
  * nothing staged or applied; the pause and its end are shown) → proposal
  * (rates, rtt from reflector and server RTTs) → apply → verify once the
@@ -35,133 +34,95 @@
  * wizard-dark.png and wizard-progress.png (mid-test).
  *
  * Prints "ok - …" / "not ok - …" lines and "wizard: N passed, N failed";
- * exits 1 on failure. Needs /usr/bin/chromium and playwright-core.
+ * exits 1 on failure. Needs /usr/bin/chromium, playwright-core and LuCI
+ * built (tools/owrt/build.sh).
  */
 
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { reporter, moduleList, runPage, viewPage, OUT, REPO_ROOT } from './lib.mjs';
+import { reporter, runPage, luciRouter, answered, until, pageUntil, viewReady, OUT, REPO_ROOT } from './lib.mjs';
 
-const FIXTURE = join(REPO_ROOT, 'tests/js/fixtures/overview.json');
-const HOSTS = join(REPO_ROOT, 'tests/ucode/api/fixtures/home/expected/hosts.json');
-const BUILTINS = new Set(['baseclass', 'view', 'dom', 'poll', 'rpc', 'uci', 'ui', 'fs', 'network']);
+const fx = JSON.parse(readFileSync(join(REPO_ROOT, 'tests/js/fixtures/overview.json'), 'utf8'));
+const HOSTS = JSON.parse(readFileSync(join(REPO_ROOT, 'tests/ucode/api/fixtures/home/expected/hosts.json'), 'utf8'));
 
 /* tests/ucode/api/api_test.uc: server_rtts on the "home" fixture */
 const SERVER_RTTS = { rtts: [131.5, 162.25, 145], source: 'ss' };
 const BEFORE_ID = '6666cea2', AFTER_ID = '6666dd03';
 
-const { check, finish } = reporter('wizard');
+const { check, skip, finish } = reporter('wizard');
 
-/* the wizard's markup on top of the shared THEME */
-const EXTRA_CSS = `
-  .alert-message.info { background: #eff6ff; border-color: #93c5fd; color: #1e3a8a; }
-  .alert-message.success { background: #f0fdf4; border-color: #86efac; color: #14532d; }
-  .cbi-button-action { background: #e0ecff; border-color: #93b4f5; color: #1e3a8a; }
-  .cbi-button-negative { background: #fff; border-color: #dc2626; color: #b91c1c; }
-  .cbi-page-actions { border-top: 1px solid #dfe3e8; padding-top: 12px; }
-  .cbi-value-field select { font: inherit; padding: 4px 6px; border: 1px solid #c4cad2; border-radius: 3px; }
-  pre { background: #f8fafc; border: 1px solid #e5e7eb; padding: 8px; font-size: 11px; overflow-x: auto; white-space: pre-wrap; }
-  .label { display: inline-block; font-size: 11px; padding: 0 6px; border-radius: 8px; background: #e5e7eb; }
-  a { color: #1d4ed8; }
-  html[data-darkmode="true"] .alert-message.info { background: #10233f; border-color: #1e3a8a; color: #bfdbfe; }
-  html[data-darkmode="true"] .alert-message.success { background: #0c2a17; border-color: #14532d; color: #bbf7d0; }
-  html[data-darkmode="true"] .cbi-button { background: #2a2a2a; border-color: #444; color: #ddd; }
-  html[data-darkmode="true"] .cbi-button-action { background: #1e3a8a; border-color: #2563eb; color: #e0ecff; }
-  html[data-darkmode="true"] .cbi-button-reset, html[data-darkmode="true"] .cbi-button-negative { background: #2a1414; color: #fca5a5; }
-  html[data-darkmode="true"] pre { background: #111; border-color: #333; }
-  html[data-darkmode="true"] a { color: #93c5fd; }
-  /* LuCI's bootstrap theme: a progress bar's title is drawn above it */
-  .cbi-progressbar { margin-top: 1.4em; overflow: visible; }
-  .cbi-progressbar::before { content: attr(title); position: absolute; top: -1.4em; left: 0; white-space: pre; }
-`;
+/* the router: its config and the recorded replies */
+function stubRouter() {
+	const router = luciRouter();
+	const st = { status: { state: 'idle' }, ids: [BEFORE_ID, AFTER_ID], started: [], pauses: [] };
+	const sqm = () => router.uci.dump('sqm').wan;
 
-/* fs and network fakes, L.url, and LuCI's apply with rollback: here it
- * commits the staged changes at once */
-const PAGE = viewPage({ title: 'reterm wizard', crumb: 'Network › Re-termination › Wizard', extraCss: EXTRA_CSS, script: `
-  import { createFS } from '/harness/fakes/fs.js';
-  import { createNetwork } from '/harness/fakes/network.js';
+	router.uci.seed('reterm', {
+		main: { '.type': 'reterm', enabled: '0' },
+		latency: { '.type': 'latency', enabled: '1', download_url: 'http://192.0.2.10/bytes/1000000000',
+			upload_url: 'http://192.0.2.10/upload' }
+	});
+	/* shaping on at rates that are too low: the wizard must measure without it */
+	router.uci.seed('sqm', { wan: { '.type': 'queue', enabled: '1', interface: 'eth1', download: '9000', upload: '2000',
+		qdisc: 'cake', script: 'piece_of_cake.qos' } });
+	/* reterm wan_info: the wizard reads no uci network/firewall */
+	router.handle('reterm', 'wan_info', { interfaces: [
+		{ name: 'lan', proto: 'static', device: 'br-lan', l3device: 'br-lan', default_route: false, speed: null, zone: 'lan' },
+		{ name: 'wan', proto: 'dhcp', device: 'eth1', l3device: 'eth1', default_route: true, speed: null, zone: 'wan' }
+	], bridges: { 'br-lan': ['lan1', 'lan2'] }, offload: true, offload_hw: false });
+	router.files['/usr/lib/sqm/defaults.sh'] = '';
 
-  const fs = createFS({ Class });
-  const network = createNetwork({ Class });
-  const applied = [];
-  ui.changes.apply = checked => { applied.push({ checked: !!checked }); return uci.apply(); };
-  L.url = (...parts) => '/cgi-bin/luci/' + parts.join('/');
-  Object.assign(cache, { fs, network });
-  Object.assign(window.__env, { fs, network, applied });
-` });
-
-/* in the page: the router's config and the recorded replies */
-async function stubRouter(page) {
-	return page.evaluate(async ({ SERVER_RTTS, BEFORE_ID, AFTER_ID }) => {
-		const fx = await (await fetch('/fixtures/overview.json')).json();
-		const hosts = await (await fetch('/fixtures/hosts.json')).json();
-		const { rpc, uci, fs } = window.__env;
-		const st = window.__router = { status: { state: 'idle' }, fx, ids: [BEFORE_ID, AFTER_ID], started: [] };
-
-		sessionStorage.clear();
-		uci.seed('reterm', {
-			main: { '.type': 'reterm', enabled: '0' },
-			latency: { '.type': 'latency', enabled: '1', download_url: 'http://192.0.2.10/bytes/1000000000',
-				upload_url: 'http://192.0.2.10/upload' }
-		});
-		/* shaping on at rates that are too low: the wizard must measure without it */
-		uci.seed('sqm', { wan: { '.type': 'queue', enabled: '1', interface: 'eth1', download: '9000', upload: '2000',
-			qdisc: 'cake', script: 'piece_of_cake.qos' } });
-		/* reterm wan_info: the wizard reads no uci network/firewall */
-		rpc.handle('reterm', 'wan_info', { interfaces: [
-			{ name: 'lan', proto: 'static', device: 'br-lan', l3device: 'br-lan', default_route: false, speed: null, zone: 'lan' },
-			{ name: 'wan', proto: 'dhcp', device: 'eth1', l3device: 'eth1', default_route: true, speed: null, zone: 'wan' }
-		], bridges: { 'br-lan': ['lan1', 'lan2'] }, offload: true, offload_hw: false });
-		fs.files['/usr/lib/sqm/defaults.sh'] = '';
-
-		rpc.handle('reterm', 'hosts', hosts);
-		rpc.handle('reterm', 'server_rtts', SERVER_RTTS);
-		const shaping = () => {
-			const q = uci.dump('sqm').wan;
-			return (q && q.enabled === '1') ? { shaper: { rx: +q.download * 1000, tx: +q.upload * 1000 }, cake: { dl: 'ifb4eth1', ul: 'eth1' } }
-				: { shaper: null, cake: null };
-		};
-		const mon = st.mon = { lag: 3, shown: shaping(), behind: 0, reports: [] };
-		rpc.handle('reterm.latency', 'status', () => {
-			const now = shaping();
-			if (JSON.stringify(now) === JSON.stringify(mon.shown) || mon.behind++ >= mon.lag) {
-				mon.shown = now;
-				mon.behind = 0;
-			}
-			mon.reports.push(mon.shown.shaper ? mon.shown.shaper.rx + '/' + mon.shown.shaper.tx : 'off');
-			return Object.assign({}, fx.status, mon.shown);
-		});
-		/* the pause record as reterm-latencyd keeps it: restored at the second poll after the test */
-		const pause = () => {
-			if (st.pause && st.pause.state === 'restoring' && --st.restoreIn <= 0)
-				st.pause = Object.assign({}, st.pause, { state: 'restored' });
-			return st.pause || null;
-		};
-		rpc.handle('reterm.latency', 'test_status', () => Object.assign({}, st.status, { pause: pause() }));
-		rpc.handle('reterm.latency', 'test_start', p => {
-			const id = st.ids[st.started.length], q = uci.dump('sqm').wan, paused = (p.pause_shaping && q.enabled === '1') ? [q.interface] : null;
-			st.started.push({ id, params: p, sqm: uci.get('sqm', 'wan', 'enabled'), router: mon.reports[mon.reports.length - 1] });
-			st.current = id;
-			st.status = fx.test.running[0];
-			if (paused)
-				st.pause = { ifaces: paused, state: 'paused', until: 2000000000 };
-			return Object.assign({}, fx.test.start, { id }, p.pause_shaping ? { paused: paused || [] } : {});
-		});
-		rpc.handle('reterm.latency', 'test_stop', () => { st.status = { state: 'idle' }; return { state: 'idle' }; });
-		return true;
-	}, { SERVER_RTTS, BEFORE_ID, AFTER_ID });
+	router.handle('reterm', 'hosts', HOSTS);
+	router.handle('reterm', 'server_rtts', SERVER_RTTS);
+	const shaping = () => {
+		const q = sqm();
+		return (q && q.enabled === '1') ? { shaper: { rx: +q.download * 1000, tx: +q.upload * 1000 }, cake: { dl: 'ifb4eth1', ul: 'eth1' } }
+			: { shaper: null, cake: null };
+	};
+	const mon = st.mon = { lag: 3, shown: shaping(), behind: 0, reports: [] };
+	router.handle('reterm.latency', 'status', () => {
+		const now = shaping();
+		if (JSON.stringify(now) === JSON.stringify(mon.shown) || mon.behind++ >= mon.lag) {
+			mon.shown = now;
+			mon.behind = 0;
+		}
+		mon.reports.push(mon.shown.shaper ? mon.shown.shaper.rx + '/' + mon.shown.shaper.tx : 'off');
+		return Object.assign({}, fx.status, mon.shown);
+	});
+	/* the pause record as reterm-latencyd keeps it: restored at the second answer after the test */
+	const pause = () => {
+		if (st.pause && st.pause.state === 'restoring' && --st.restoreIn <= 0)
+			st.pause = Object.assign({}, st.pause, { state: 'restored' });
+		if (st.pause)
+			st.pauses.push(st.pause.state);
+		return st.pause || null;
+	};
+	router.handle('reterm.latency', 'test_status', () => Object.assign({}, st.status, { pause: pause() }));
+	router.handle('reterm.latency', 'test_start', p => {
+		const id = st.ids[st.started.length], q = sqm(), paused = (p.pause_shaping && q.enabled === '1') ? [q.interface] : null;
+		st.started.push({ id, params: p, sqm: q.enabled, router: mon.reports[mon.reports.length - 1] });
+		st.current = id;
+		st.status = fx.test.running[0];
+		if (paused)
+			st.pause = { ifaces: paused, state: 'paused', until: 2000000000 };
+		return Object.assign({}, fx.test.start, { id }, p.pause_shaping ? { paused: paused || [] } : {});
+	});
+	router.handle('reterm.latency', 'test_stop', () => { st.status = { state: 'idle' }; return { state: 'idle' }; });
+	return { router, st, sqm };
 }
 
-/* run the recorded phases, then the recorded result of the current test */
+const { router, st, sqm } = stubRouter();
+
+/* run the recorded phases (each shown once the page had it), then the
+ * recorded result of the current test */
 async function runTest(page, shot) {
 	const texts = [];
 	for (let i = 0; i < 5; i++) {
-		texts.push(await page.evaluate(async i => {
-			window.__router.status = window.__router.fx.test.running[i];
-			await window.__env.poll.tick();
-			return document.querySelector('.reterm-wizard-running .reterm-run-progress-text').textContent;
-		}, i));
+		st.status = fx.test.running[i];
+		await answered(router, 'reterm.latency', 'test_status', { page });
+		texts.push(await page.evaluate(() => document.querySelector('.reterm-wizard-running .reterm-run-progress-text').textContent));
 		if (i === 1 && shot) {
-			await page.locator('#maincontent').screenshot({ path: join(OUT, shot) });
+			await page.screenshot({ path: join(OUT, shot), fullPage: true });
 			texts.layout = await page.evaluate(() => {
 				const bar = document.querySelector('.reterm-wizard-running .cbi-progressbar'), box = bar.closest('.reterm-wizard-running'),
 				    above = document.querySelector('.reterm-wizard-pause .alert-message'),
@@ -174,46 +135,41 @@ async function runTest(page, shot) {
 			});
 		}
 	}
-	await page.evaluate(async () => {
-		const r = window.__router;
-		r.status = Object.assign({}, r.fx.test.done, { id: r.current, result: r.fx.results.byId[r.current].result });
-		if (r.pause && r.pause.state === 'paused') {
-			r.pause = Object.assign({}, r.pause, { state: 'restoring' });
-			r.restoreIn = 2;
-		}
-		await window.__env.poll.tick();
-	});
-	await page.waitForFunction(() => !document.querySelector('.reterm-wizard-running'));
+	st.status = Object.assign({}, fx.test.done, { id: st.current, result: fx.results.byId[st.current].result });
+	if (st.pause && st.pause.state === 'paused') {
+		st.pause = Object.assign({}, st.pause, { state: 'restoring' });
+		st.restoreIn = 2;
+	}
+	await pageUntil(page, () => !document.querySelector('.reterm-wizard-running'));
 	return texts;
 }
 
-/* tick the fake poll (1 s each) until cond holds in the page; the ticks it took, or -1 */
-const tickUntil = (page, cond, max = 20) => page.evaluate(async ({ cond, max }) => {
-	const ok = new Function('return (' + cond + ')()');
-	for (let i = 0; i <= max; i++) {
-		if (ok())
-			return i;
-		await window.__env.poll.tick();
-		await new Promise(r => setTimeout(r, 0));
-	}
-	return -1;
-}, { cond: cond.toString(), max });
-const stored = page => page.evaluate(() => JSON.parse(sessionStorage.getItem('reterm-wizard')));
+/* LuCI's Save & Apply begun by start(): the apply with rollback, LuCI's
+ * modal, its confirm and its reload of the page; until the view is
+ * back. What the modal said. */
+async function applied(page, start) {
+	const n = router.applies.length;
+	let reloaded = false, said = null;
+	page.waitForEvent('framenavigated', { predicate: f => f === page.mainFrame(), timeout: 60000 }).then(() => { reloaded = true; }, () => {});
+	await start();
+	await until(() => router.applies.length > n, { page });
+	const modal = page.locator('#modal_overlay .alert-message', { hasText: 'Configuration changes applied.' });
+	await until(async () => (said = said || await modal.textContent({ timeout: 100 }).catch(() => null)) !== null, { page, ms: 30000 });
+	if (!await until(() => reloaded, { page, ms: 30000 }))
+		throw new Error(`LuCI did not reload the page after the apply (${said})`);
+	await viewReady(page);
+	return said;
+}
 
 const text = (page, sel) => page.evaluate(s => { const n = document.querySelector(s); return n ? n.textContent : null; }, sel);
 const stepName = page => text(page, '.reterm-wizard-step.active');
-const sqmNow = page => page.evaluate(() => Object.assign({}, window.__env.uci.get('sqm', 'wan')));
+const stored = page => page.evaluate(() => JSON.parse(sessionStorage.getItem('reterm-wizard')));
 
 async function main() {
-	await runPage({ check, finish, html: PAGE, viewport: { width: 1000, height: 900 },
-		files: { '/fixtures/overview.json': FIXTURE, '/fixtures/hosts.json': HOSTS } }, async (page, errors) => {
+	await runPage({ check, skip, finish, router, path: 'admin/network/reterm/wizard', viewport: { width: 1000, height: 2000 }, clock: true }, async (page, { errors, fetched }) => {
 
-		await stubRouter(page);
-		const mods = moduleList(['view.reterm.wizard'], BUILTINS);
-		const loaded = await page.evaluate(m => window.__load(m), mods);
-		check('in-page loader instantiates the wizard and its modules',
-			['reterm.wizard.state', 'reterm.shaping.sqm', 'reterm.shaping.preview', 'reterm.graph.result', 'view.reterm.wizard'].every(n => loaded.includes(n)), loaded);
-		await page.evaluate(() => window.__mod('view.reterm.wizard').ready);
+		check('LuCI loads the wizard and its modules from the router', ['reterm/wizard/state.js', 'reterm/shaping/sqm.js',
+			'reterm/shaping/preview.js', 'reterm/graph/result.js', 'view/reterm/wizard.js'].every(n => fetched.includes(n)), fetched);
 		await page.waitForSelector('.reterm-wizard-facts');
 
 		/* ---- 1. look ---- */
@@ -237,16 +193,24 @@ async function main() {
 		check('measure: step 2, says the router pauses shaping for the test, also with the page closed', (await stepName(page)) === '2. Measure' &&
 			/the router pauses it for the test and turns it back on by itself .*also when this page is closed/.test(await text(page, '.reterm-wizard-body')));
 		await page.click('.reterm-wizard-start');
-		await page.waitForFunction(() => window.__router.started.length === 1 && !!document.querySelector('.reterm-wizard-running'));
-		const started = await page.evaluate(() => ({ s: window.__router.started[0], applied: window.__env.applied.length,
-			test: JSON.parse(sessionStorage.getItem('reterm-wizard')).test,
-			note: (document.querySelector('.reterm-wizard-pause') || {}).textContent }));
+		await until(() => st.started.length === 1, { page });
+		await page.waitForSelector('.reterm-wizard-running');
+		const started = { s: st.started[0], applied: router.applies.length, test: (await stored(page)).test,
+			note: await text(page, '.reterm-wizard-pause') };
 		check('measure: test_start at once with pause_shaping and the stored URLs; nothing staged or applied', started.s.sqm === '1' &&
-			started.applied === 0 && JSON.stringify(started.s.params) === JSON.stringify({ download_url: 'http://192.0.2.10/bytes/1000000000',
-				upload_url: 'http://192.0.2.10/upload', streams: 4, pause_shaping: true }), started);
+			started.applied === 0 && JSON.stringify(router.uci.changes()) === '{}' && JSON.stringify(started.s.params) === JSON.stringify({
+				download_url: 'http://192.0.2.10/bytes/1000000000', upload_url: 'http://192.0.2.10/upload', streams: 4, pause_shaping: true }), started);
 		check('measure: the test and what the router paused are kept for a reload', JSON.stringify(started.test) ===
 			JSON.stringify({ kind: 'before', id: BEFORE_ID, paused: ['eth1'] }), started.test);
 		check('measure: says shaping is paused on eth1 and comes back by itself', /^Shaping is paused on eth1 for this test.*also when this page is closed/.test(started.note), started.note);
+		/* every text the pause note shows, recorded as it changes (reading
+		 * it once after the test may come a poll too late on a busy machine) */
+		await page.evaluate(() => {
+			const seen = window.__pauseTexts = [];
+			const note = () => document.querySelector('.reterm-wizard-pause')?.textContent ?? null;
+			new MutationObserver(() => { const t = note(); if (t !== null && t !== seen[seen.length - 1]) seen.push(t); })
+				.observe(document.body, { subtree: true, childList: true, characterData: true });
+		});
 		const prog = await runTest(page, 'wizard-progress.png');
 		const lay = prog.layout;
 		check('measure: one progress text under the bar, the bar\'s title not drawn over the note above', lay && lay.count === 1 && lay.label === 1 &&
@@ -254,21 +218,24 @@ async function main() {
 			lay.gap !== null && lay.gap >= 0 && /paused on eth1/.test(lay.pause), lay);
 		check('measure: progress through the phases', prog.map(t => t.split(' · ')[0]).join('|') ===
 			'Idle: measuring the baseline|Download load|Upload load|Download and upload|Cool-down', prog);
-		const restoring = await text(page, '.reterm-wizard-pause');
-		const backOn = await tickUntil(page, () => /is back on/.test(document.querySelector('.reterm-wizard-pause').textContent));
-		check('measure: the router\'s restore shown as it goes: restoring, then back on', /turning shaping on eth1 back on/.test(restoring) &&
-			backOn === 1 && await text(page, '.reterm-wizard-pause') === 'Shaping on eth1 is back on.', [restoring, backOn]);
+		await pageUntil(page, () => /is back on/.test(document.querySelector('.reterm-wizard-pause').textContent), { ms: 10000 });
+		const backOn = await text(page, '.reterm-wizard-pause');
+		const shown = await page.evaluate(() => window.__pauseTexts);
+		const restoring = shown.findIndex(t => /turning shaping on eth1 back on/.test(t));
+		check('measure: the router\'s restore shown as it goes: restoring, then back on', restoring >= 0 &&
+			shown.findIndex(t => /is back on/.test(t)) > restoring &&
+			backOn === 'Shaping on eth1 is back on.' && st.pauses.indexOf('restoring') < st.pauses.indexOf('restored'), [shown, backOn, st.pauses]);
 		const after2 = await page.evaluate(() => ({
 			grade: document.querySelector('.reterm-wizard-grade').textContent,
 			svg: !!document.querySelector('.reterm-wizard-result svg'),
 			test: JSON.parse(sessionStorage.getItem('reterm-wizard')).test,
 			next: !!document.querySelector('.reterm-wizard-next'),
-			polls: window.__env.poll.queue.length
+			polls: L.Poll.queue.length
 		}));
-		const q2 = await sqmNow(page);
+		const q2 = sqm();
 		check('measure: grade D and the latency graph', /^Grade D · download 18\.7 Mbit\/s, 213\.5 ms added · upload 4\.73 Mbit\/s, 110\.0 ms added$/.test(after2.grade) && after2.svg, after2.grade);
 		check('measure: the queue never touched, nothing applied, no polling left', q2.enabled === '1' && q2.download === '9000' &&
-			after2.test === null && after2.next && after2.polls === 0 && await page.evaluate(() => window.__env.applied.length === 0), [q2, after2]);
+			after2.test === null && after2.next && after2.polls === 0 && router.applies.length === 0, [q2, after2]);
 
 		/* ---- 3. propose ---- */
 		await page.click('.reterm-wizard-next');
@@ -283,22 +250,27 @@ async function main() {
 		check('propose: tc preview with the proposal', /tc qdisc add dev eth1 root cake bandwidth 4257kbit .*oceanic/.test(prop.preview) &&
 			/ifb4eth1 root cake bandwidth 16851kbit/.test(prop.preview), prop.preview.slice(0, 300));
 
-		/* ---- 4. apply and verify ---- */
+		/* ---- 4. apply (LuCI's apply, confirm and reload) and verify ---- */
 		await page.click('.reterm-wizard-accept');
-		await page.click('.reterm-wizard-apply');
-		await page.waitForFunction(() => window.__env.applied.length === 1);
-		const q4 = await sqmNow(page);
-		check('apply: the queue gets the proposal, applied with rollback', q4.enabled === '1' && q4.download === '16851' &&
-			q4.upload === '4257' && /oceanic/.test(q4.iqdisc_opts), q4);
-		check('verify: no test button while the router still reports the old rates', await page.evaluate(() =>
-			!document.querySelector('.reterm-wizard-start') && /Waiting for the router to confirm that the new shaping is active/.test(document.querySelector('.reterm-wizard-body').textContent)));
-		const ready = await tickUntil(page, () => !!document.querySelector('.reterm-wizard-start'));
-		check('verify: the test button once the router reports 16851/4257 kbit/s', ready > 3 &&
-			await page.evaluate(() => window.__router.mon.reports.slice(-1)[0] === '16851000/4257000'), ready);
+		const asked = st.mon.reports.length;
+		const said = await applied(page, () => page.click('.reterm-wizard-apply'));
+		const q4 = sqm();
+		check('apply: the queue gets the proposal, applied with rollback and confirmed', q4.enabled === '1' && q4.download === '16851' &&
+			q4.upload === '4257' && /oceanic/.test(q4.iqdisc_opts) && JSON.stringify(router.applies) === '[{"checked":true}]' &&
+			JSON.stringify(router.uci.changes()) === '{}', [q4, router.applies, said]);
+		const waiting = await page.evaluate(() => ({ step: document.querySelector('.reterm-wizard-step.active').textContent,
+			start: !!document.querySelector('.reterm-wizard-start'), body: document.querySelector('.reterm-wizard-body').textContent }));
+		waiting.reports = st.mon.reports.slice(asked);
+		check('verify: after LuCI\'s reload no test button while the router still reports the old rates', !waiting.start &&
+			/Waiting for the router to confirm that the new shaping is active/.test(waiting.body) &&
+			waiting.reports.every(r => r === '9000000/2000000'), waiting);
+		await pageUntil(page, () => !!document.querySelector('.reterm-wizard-start'));
+		const reports = st.mon.reports.slice(asked);
+		check('verify: the test button once the router reports 16851/4257 kbit/s, after 3 reports of the old rates', reports.indexOf('16851000/4257000') === 3, reports);
 		await page.click('.reterm-wizard-start');
-		await page.waitForFunction(() => window.__router.started.length === 2);
-		check('verify: the second test runs with shaping on (no pause asked), nothing else applied', await page.evaluate(() =>
-			window.__router.started[1].sqm === '1' && !('pause_shaping' in window.__router.started[1].params) && window.__env.applied.length === 1));
+		await until(() => st.started.length === 2, { page });
+		check('verify: the second test runs with shaping on (no pause asked), nothing else applied', st.started[1] && st.started[1].sqm === '1' &&
+			!('pause_shaping' in st.started[1].params) && router.applies.length === 1, st.started[1]);
 		await runTest(page);
 		await page.waitForSelector('.reterm-wizard-compare');
 		const cmp = await page.evaluate(() => [...document.querySelectorAll('.reterm-wizard-compare tr')].map(r => [...r.children].map(c => c.textContent)));
@@ -309,20 +281,21 @@ async function main() {
 		const layout = await page.evaluate(() => {
 			const box = el => el.getBoundingClientRect();
 			const main = box(document.getElementById('maincontent'));
-			return [...document.querySelectorAll('#view *')].filter(el => !el.closest('.reterm-sr-table')).filter(el => {
+			/* bootstrap draws LuCI's tab bar 5 px past the column */
+			return [...document.querySelectorAll('#view *')].filter(el => !el.closest('.reterm-sr-table, .cbi-tabmenu')).filter(el => {
 				const b = box(el);
 				return b.width > 0 && (b.right > main.right + 1 || b.left < main.left - 1);
 			}).map(el => el.className || el.tagName);
 		});
 		check('layout: nothing sticks out of the content column', layout.length === 0, layout.slice(0, 5));
-		await page.locator('#maincontent').screenshot({ path: join(OUT, 'wizard.png') });
+		await page.screenshot({ path: join(OUT, 'wizard.png'), fullPage: true });
 		const tint = () => page.evaluate(() => getComputedStyle(document.querySelector('.reterm-wizard-step.active')).backgroundColor);
 		const light = await tint();
 		await page.evaluate(() => document.documentElement.setAttribute('data-darkmode', 'true'));
 		const dark = await tint();
 		check('dark theme: wizard.css switches the active step\'s tint', light === 'rgba(37, 99, 235, 0.1)' && dark === 'rgba(96, 165, 250, 0.18)', [light, dark]);
-		await page.locator('#maincontent').screenshot({ path: join(OUT, 'wizard-dark.png') });
-		await page.evaluate(() => document.documentElement.removeAttribute('data-darkmode'));
+		await page.screenshot({ path: join(OUT, 'wizard-dark.png'), fullPage: true });
+		await page.evaluate(() => document.documentElement.setAttribute('data-darkmode', 'false'));
 
 		/* ---- 5. devices ---- */
 		await page.click('.reterm-wizard-next');
@@ -334,33 +307,31 @@ async function main() {
 		const deck = offers.find(o => /steamdeck/.test(o.text));
 		check('devices: the Steam Deck (no audit) is not said to lack window scaling', deck && !/3DS|without scaling|no scaling/.test(deck.text) &&
 			/An audit on the Devices page shows whether this one does/.test(deck.text), deck && deck.text);
-		await page.click('.reterm-wizard-apply-devices');
-		await page.waitForFunction(() => window.__env.applied.length === 2);
-		const dev = await page.evaluate(() => ({
-			r: window.__env.uci.sections('reterm', 'device').map(s => [s.name, s.mac, s.enabled, s.ports]),
-			main: window.__env.uci.get('reterm', 'main', 'enabled'),
-			done: document.querySelector('.reterm-wizard-body').textContent
-		}));
-		check('devices: two sections added, service enabled, done', dev.r.length === 2 && dev.main === '1' &&
-			dev.r.some(d => d[0] === 'steamdeck' && d[1] === 'e0:31:9e:10:20:30' && d[2] === '1') && /Done\. The chosen devices/.test(dev.done), dev);
+		await applied(page, () => page.click('.reterm-wizard-apply-devices'));
+		const devs = Object.values(router.uci.dump('reterm')).filter(s => s['.type'] === 'device');
+		const dev = { r: devs.map(s => [s.name, s.mac, s.enabled, s.ports]), main: router.uci.dump('reterm').main.enabled,
+			applies: router.applies.length, done: await text(page, '.reterm-wizard-body') };
+		check('devices: two sections added, service enabled, applied; after LuCI\'s reload: done', dev.r.length === 2 && dev.main === '1' &&
+			dev.applies === 2 && dev.r.some(d => d[0] === 'steamdeck' && d[1] === 'e0:31:9e:10:20:30' && d[2] === '1') &&
+			/Done\. The chosen devices/.test(dev.done), dev);
 
 		/* ---- cancel: everything back ---- */
-		await page.click('.reterm-wizard-cancel');
-		await page.waitForFunction(() => window.__env.applied.length === 3);
-		const back = await page.evaluate(() => ({
-			sqm: Object.assign({}, window.__env.uci.get('sqm', 'wan')),
-			devs: window.__env.uci.sections('reterm', 'device').length,
-			main: window.__env.uci.get('reterm', 'main', 'enabled'),
-			stored: sessionStorage.getItem('reterm-wizard'),
-			note: window.__env.ui.notifications.map(n => n.text).join()
-		}));
-		check('cancel: the queue as before the wizard', JSON.stringify([back.sqm.enabled, back.sqm.download, back.sqm.upload, back.sqm.iqdisc_opts]) ===
-			JSON.stringify(['1', '9000', '2000', undefined]), back.sqm);
+		const note = page.locator('#maincontent > .alert-message', { hasText: 'previous settings are back' });
+		let noted = false;
+		const cancelled = await applied(page, async () => {
+			await page.click('.reterm-wizard-cancel');
+			noted = await note.waitFor({ timeout: 10000 }).then(() => true, () => false);
+		}).then(() => true, e => String(e));
+		const back = { sqm: sqm(), devs: Object.values(router.uci.dump('reterm')).filter(s => s['.type'] === 'device').length,
+			main: router.uci.dump('reterm').main.enabled, applies: router.applies.length, stored: await stored(page) };
+		check('cancel: the queue as before the wizard, applied', cancelled === true && back.applies === 3 &&
+			JSON.stringify([back.sqm.enabled, back.sqm.download, back.sqm.upload, back.sqm.iqdisc_opts]) ===
+			JSON.stringify(['1', '9000', '2000', undefined]), [cancelled, back]);
 		check('cancel: added devices removed, service off again, state forgotten', back.devs === 0 && back.main === '0' &&
-			back.stored === null && /previous settings are back/.test(back.note), back);
-		check('cancel: back at step 1', (await stepName(page)) === '1. Look');
+			back.stored === null, back);
+		check('cancel: said so, and after LuCI\'s reload back at step 1', noted && (await stepName(page)) === '1. Look', [noted, await stepName(page)]);
 
-		check('no page errors, no polling left', errors.length === 0 && await page.evaluate(() => window.__env.poll.queue.length === 0), errors);
+		check('no page errors, no polling left', errors.length === 0 && await page.evaluate(() => L.Poll.queue.length === 0), errors);
 	});
 }
 

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { createHarness } from './harness/loader.js';
+import { createHarness } from './harness/luci.js';
 
 /*
  * Adaptive shaping's fields on the Shaping page (reterm.shaping.autorate):
@@ -61,6 +61,14 @@ describe('on the Shaping page', () => {
 		const { h, v } = await page();
 		await v.handleSave();
 		expect(h.uci.stagedChanges()).toEqual({});
+	});
+
+	it('sends rpcd no write for /etc/config/reterm when the page is saved untouched (LuCI\'s Flag writes its value on every save)', async () => {
+		const { h, v } = await page();
+		const before = h.uci.dump('reterm');
+		await v.handleSave();
+		expect(h.uci.writes.filter(w => w.params.config === 'reterm')).toEqual([]);
+		expect(h.uci.dump('reterm')).toEqual(before);
 	});
 
 	it('switched on: one autorate section named after the queue, rates in kbit/s', async () => {

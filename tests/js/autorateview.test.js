@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { createHarness } from './harness/loader.js';
+import { createHarness } from './harness/luci.js';
 
 /* reterm autorate_status as reterm-latencyd answers it (tests/ucode/latency/autoshaper_test.uc) */
 const T = 1718000100;

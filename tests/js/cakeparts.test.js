@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { createHarness } from './harness/loader.js';
+import { createHarness } from './harness/luci.js';
 
 /* the modules reterm.shaping.cake is built from, on their own (cake.test.js checks them through cake) */
 let tokens, read, check;

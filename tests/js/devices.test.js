@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { createHarness } from './harness/loader.js';
+import { createHarness } from './harness/luci.js';
 
 let d;
 

@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { createHarness } from './harness/loader.js';
+import { createHarness } from './harness/luci.js';
 
 /* Geometry is pure and tested directly; the charts are built on the
  * harness' tiny DOM (no createElementNS there: graphchart.js falls back to
@@ -176,7 +176,7 @@ describe('gradeBands', () => {
 
 describe('latency strip (structure)', () => {
 	const q = (chart, sel) => chart.node.querySelector(sel);
-	const qa = (chart, sel) => chart.node.querySelectorAll(sel);
+	const qa = (chart, sel) => [...chart.node.querySelectorAll(sel)];
 
 	it('builds svg, legend and a visually hidden table', () => {
 		const c = live.latencyStrip();
@@ -248,11 +248,11 @@ describe('latency strip (structure)', () => {
 		const c = live.latencyStrip();
 		c.update(points(0, 600), { from: T, to: T + 600 });
 		const med = q(c, 'path.reterm-s-med'), first = qa(c, 'tbody tr')[1];
-		const count = [...c.node.descendants()].length;
+		const count = c.node.querySelectorAll('*').length;
 		c.update(points(1, 601), { from: T + 1, to: T + 601 });
 		expect(q(c, 'path.reterm-s-med')).toBe(med);
 		expect(qa(c, 'tbody tr')[0]).toBe(first);           /* shifted, not rebuilt */
-		expect([...c.node.descendants()].length).toBe(count);
+		expect(c.node.querySelectorAll('*').length).toBe(count);
 	});
 
 	it('the table diff gives the same rows as a fresh render', () => {
@@ -273,7 +273,7 @@ describe('other charts (structure)', () => {
 		const c = live.throughput();
 		const pts = points(0, 600);
 		c.update(pts, { from: T, to: T + 600 });
-		const lines = c.node.querySelectorAll('line.reterm-s-shaper');
+		const lines = [...c.node.querySelectorAll('line.reterm-s-shaper')];
 		expect(lines.map(l => l.getAttribute('display'))).toEqual(['none', 'none']);
 		expect(c.yUnit.textContent).toBe('Mbit/s');
 
@@ -283,12 +283,12 @@ describe('other charts (structure)', () => {
 		const sy = geom.scale([0, 25], [156, 22]);
 		expect(+lines[0].getAttribute('y1')).toBeCloseTo(sy(18), 1);
 		expect(+lines[1].getAttribute('y1')).toBeCloseTo(sy(4.5), 1);
-		expect(c.node.querySelectorAll('text.reterm-shaper-label').map(t => t.textContent)).toEqual(['Shaper ↓ 18 Mbit/s', 'Shaper ↑ 4.5 Mbit/s']);
+		expect([...c.node.querySelectorAll('text.reterm-shaper-label')].map(t => t.textContent)).toEqual(['Shaper ↓ 18 Mbit/s', 'Shaper ↑ 4.5 Mbit/s']);
 		expect(c.node.querySelector('path.reterm-s-rx').getAttribute('d')).not.toBe('');
 		expect(c.node.querySelector('path.reterm-s-tx').getAttribute('d')).not.toBe('');
 		expect(c.node.querySelectorAll('tbody tr').length).toBe(600);
 		expect(c.node.querySelector('tbody td').textContent).toBe('0 bit/s');
-		expect(c.node.querySelectorAll('tbody tr')[15].children.map(td => td.textContent).slice(1)).toEqual(['15 Mbit/s', '200 kbit/s']);
+		expect([...c.node.querySelectorAll('tbody tr')[15].children].map(td => td.textContent).slice(1)).toEqual(['15 Mbit/s', '200 kbit/s']);
 
 		c.update([], { shaper: { rx: 18e6 } });
 		expect(c.node.classList.contains('reterm-graph-empty')).toBe(true);
@@ -298,12 +298,12 @@ describe('other charts (structure)', () => {
 		const c = live.throughput();
 		const pts = points(0, 60).map((q, i) => ({ ...q, sh_rx: (i < 30 ? 20e6 : 8e6), sh_tx: 5e6 }));
 		c.update(pts, { from: T, to: T + 60, shaper: { rx: 18e6, tx: 4.5e6 } });
-		const lines = c.node.querySelectorAll('line.reterm-s-shaper');
+		const lines = [...c.node.querySelectorAll('line.reterm-s-shaper')];
 		expect(lines.map(l => l.getAttribute('display'))).toEqual(['none', 'none']);
 		const rx = c.node.querySelector('path.reterm-s-moving.reterm-s-shaper-rx').getAttribute('d');
 		const ys = new Set(rx.match(/[ML][0-9.]+,([0-9.]+)/g).map(m => m.split(',')[1]));
 		expect(ys.size).toBe(2);
-		expect(c.node.querySelectorAll('text.reterm-shaper-label').map(t => t.textContent)).toEqual(['Shaper ↓ 8 Mbit/s', 'Shaper ↑ 5 Mbit/s']);
+		expect([...c.node.querySelectorAll('text.reterm-shaper-label')].map(t => t.textContent)).toEqual(['Shaper ↓ 8 Mbit/s', 'Shaper ↑ 5 Mbit/s']);
 
 		c.update(points(0, 60), { from: T, to: T + 60, shaper: { rx: 18e6, tx: 4.5e6 } });
 		expect(c.node.querySelector('path.reterm-s-moving').getAttribute('d')).toBe('');
@@ -323,8 +323,8 @@ describe('other charts (structure)', () => {
 		c.update(pts, { from: T, to: T + 10 });
 		expect(c.node.querySelector('path.reterm-s-dl').getAttribute('d').match(/M/g).length).toBe(2);
 		expect(c.node.querySelector('path.reterm-s-drops').getAttribute('d').match(/V/g).length).toBe(2);
-		expect(c.node.querySelectorAll('tbody tr')[1].children.map(td => td.textContent).slice(1)).toEqual(['7.0', '2.0', '4', '2']);
-		expect(c.node.querySelectorAll('tbody tr')[2].children.map(td => td.textContent).slice(1)).toEqual(['–', '–', '–', '–']);
+		expect([...c.node.querySelectorAll('tbody tr')[1].children].map(td => td.textContent).slice(1)).toEqual(['7.0', '2.0', '4', '2']);
+		expect([...c.node.querySelectorAll('tbody tr')[2].children].map(td => td.textContent).slice(1)).toEqual(['–', '–', '–', '–']);
 		c.update(null);
 		expect(c.node.classList.contains('reterm-graph-empty')).toBe(true);
 	});
@@ -337,13 +337,13 @@ describe('other charts (structure)', () => {
 			samples.push({ t, rtt: t < 5000 ? 20 : (t === 7000 ? null : 50) });
 		c.update({ phases, samples, baseline: 20 });
 
-		const rects = c.node.querySelectorAll('rect.reterm-phase');
+		const rects = [...c.node.querySelectorAll('rect.reterm-phase')];
 		expect(rects.map(r => r.getAttribute('class'))).toEqual(['reterm-phase reterm-phase-idle', 'reterm-phase reterm-phase-download', 'reterm-phase reterm-phase-upload']);
 		const sx = geom.scale([0, 20], [46, 706]);
 		expect(rects.map(r => +r.getAttribute('x'))).toEqual([sx(0), sx(5), sx(15)]);
 		expect(+rects[1].getAttribute('width')).toBeCloseTo(sx(15) - sx(5), 1);
 		expect(c.node.querySelector('path.reterm-s-probe').getAttribute('d').match(/M/g).length).toBe(2);
-		const rows = c.node.querySelectorAll('tbody tr').map(tr => tr.children.map(td => td.textContent));
+		const rows = [...c.node.querySelectorAll('tbody tr')].map(tr => [...tr.children].map(td => td.textContent));
 		expect(rows[1]).toEqual(['Download', '5–15', '30.0', '30.0', '30.0', '0.5%']);
 		expect(c.svg.getAttribute('aria-label')).toBe('Latency during the test: idle baseline 20.0 ms; mean added latency: Download +30.0 ms, Upload +30.0 ms');
 
@@ -355,12 +355,12 @@ describe('other charts (structure)', () => {
 	it('cdf: one staircase per phase with values, a percentile table row per phase', () => {
 		const c = result.cdf();
 		c.update([{ name: 'download', values: [1, 2, 3, 4] }, { name: 'upload', values: [] }, { name: 'both', values: [10, 20] }, null]);
-		const lines = c.node.querySelectorAll('path.reterm-s-cdf');
+		const lines = [...c.node.querySelectorAll('path.reterm-s-cdf')];
 		expect(lines.map(l => l.getAttribute('class'))).toEqual(['reterm-s-cdf reterm-s-cdf-download', 'reterm-s-cdf reterm-s-cdf-both']);
 		expect(lines.every(l => /^M[\d.,]+V/.test(l.getAttribute('d')))).toBe(true);
-		expect(c.node.querySelectorAll('tbody tr').map(tr => tr.children[0].textContent)).toEqual(['Download', 'Upload', 'Both']);
-		expect(c.node.querySelectorAll('tbody tr')[0].children.map(td => td.textContent).slice(1)).toEqual(['2.0', '4.0', '4.0', '4.0', '4.0']);
-		expect(c.node.querySelectorAll('text.reterm-tick-y').map(t => t.textContent)).toEqual(['0%', '25%', '50%', '75%', '100%']);
+		expect([...c.node.querySelectorAll('tbody tr')].map(tr => tr.children[0].textContent)).toEqual(['Download', 'Upload', 'Both']);
+		expect([...c.node.querySelectorAll('tbody tr')[0].children].map(td => td.textContent).slice(1)).toEqual(['2.0', '4.0', '4.0', '4.0', '4.0']);
+		expect([...c.node.querySelectorAll('text.reterm-tick-y')].map(t => t.textContent)).toEqual(['0%', '25%', '50%', '75%', '100%']);
 		c.update([]);
 		expect(c.node.classList.contains('reterm-graph-empty')).toBe(true);
 		expect(c.node.querySelectorAll('path.reterm-s-cdf').length).toBe(0);
@@ -368,7 +368,7 @@ describe('other charts (structure)', () => {
 
 	it('every chart has a unique clip path id', () => {
 		const ids = [live.latencyStrip(), live.throughput(), live.cake(), result.phases(), result.cdf()]
-			.map(c => c.node.querySelector('clippath').getAttribute('id'));
+			.map(c => c.node.querySelector('clipPath').getAttribute('id'));
 		expect(new Set(ids).size).toBe(5);
 	});
 });

@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { readFileSync, existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { createHarness, REPO_ROOT } from './harness/loader.js';
+import { createHarness, REPO_ROOT } from './harness/luci.js';
 
 /* recorded reterm-latencyd replies, see fixtures/make-overview.uc */
 const fx = JSON.parse(readFileSync(join(REPO_ROOT, 'tests/js/fixtures/overview.json'), 'utf8'));

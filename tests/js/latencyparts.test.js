@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { createHarness } from './harness/loader.js';
+import { createHarness } from './harness/luci.js';
 
 /* reterm.httpurl and reterm.testresult on their own (monitor.test.js checks them through monitor) */
 let url, result;

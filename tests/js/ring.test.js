@@ -1,10 +1,11 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { createHarness } from './harness/loader.js';
+import { createHarness } from './harness/luci.js';
 
-let ring;
+let ring, page;
 
 beforeAll(async () => {
-	ring = await createHarness().require('reterm.ring');
+	page = createHarness();
+	ring = await page.require('reterm.ring');
 });
 
 const T = 1718000000;
@@ -84,7 +85,8 @@ describe('ring.merge', () => {
 		r.merge({ step: 1, t0: T, cols: ['med', 'dl_pk', 'Bad-Name', 't', '__proto__', 'med', 7],
 		          rows: [[21, 4.5, 1, 2, 3, 99, 5]] });
 		expect(r.points()).toEqual([{ t: T, med: 21, dl_pk: 4.5 }]);
-		expect(Object.getPrototypeOf(r.points()[0])).toBe(Object.prototype);
+		/* a plain object of the page's realm */
+		expect(Object.getPrototypeOf(r.points()[0])).toBe(page.window.Object.prototype);
 	});
 
 	it('trims to capacity across wrap-around, oldest first', () => {

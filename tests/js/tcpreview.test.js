@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createHarness } from './harness/loader.js';
+import { createHarness } from './harness/luci.js';
 
 let tp, cake;
 
@@ -206,12 +206,28 @@ describe('profileFromDefaults', () => {
 
 describe('the lab CLI (tests/lab/shaping-opts.mjs)', () => {
 	const cli = fileURLToPath(new URL('../lab/shaping-opts.mjs', import.meta.url));
-	const run = args => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+	/* a run boots LuCI in jsdom (about a second): two runs, at once, for
+	 * what the command prints and how it exits; the plans and the refusals
+	 * in this process, with the modules of this file's page */
+	const run = args => new Promise(resolve => {
+		const p = spawn(process.execPath, [cli, ...args]);
+		let stdout = '', stderr = '';
+		p.stdout.on('data', d => { stdout += d; });
+		p.stderr.on('data', d => { stderr += d; });
+		p.on('close', status => resolve({ args, status, stdout, stderr }));
+	});
+	let good, bad, opts, mods;
+	beforeAll(async () => {
+		opts = await import('../lab/shaping-opts.mjs');
+		mods = { cake, tcpreview: tp, shaping: await createHarness().require('reterm.shaping.sqm') };
+		[good, bad] = await Promise.all([run(['--wan', 'eth1', '--down-kbit', '18000', '--up-kbit', '18000', '--overhead', 'ethernet',
+			'--rtt', 'internet']), run(['--wan', 'eth1;x'])]);
+	}, 60000);
+	const plan = argv => opts.plan(opts.parseArgs(argv), mods);
 
 	it('prints the option strings and commands for a 20 Mbit/s link at 90 %', () => {
-		const r = run(['--wan', 'eth1', '--down-kbit', '18000', '--up-kbit', '18000', '--overhead', 'ethernet', '--rtt', 'internet']);
-		expect(r.status).toBe(0);
-		const j = JSON.parse(r.stdout);
+		expect(good.status).toBe(0);
+		const j = JSON.parse(good.stdout);
 		expect(j.iqdisc_opts).toBe('internet dual-dsthost nat ethernet ingress');
 		expect(j.eqdisc_opts).toBe('internet dual-srchost nat ethernet');
 		expect(j.script).toBe('piece_of_cake.qos');
@@ -219,21 +235,20 @@ describe('the lab CLI (tests/lab/shaping-opts.mjs)', () => {
 	});
 
 	it('takes a number for --rtt as milliseconds and diffserv4 via layer_cake', () => {
-		const j = JSON.parse(run(['--wan', 'veth-r', '--down-kbit', '1000', '--up-kbit', '0', '--rtt', '45', '--diffserv', 'diffserv4',
-			'--no-nat', '--overhead', 'atm', '--overhead-bytes', '44']).stdout);
+		const j = plan(['--wan', 'veth-r', '--down-kbit', '1000', '--up-kbit', '0', '--rtt', '45', '--diffserv', 'diffserv4',
+			'--no-nat', '--overhead', 'atm', '--overhead-bytes', '44']);
 		expect(j.eqdisc_opts).toBe('rtt 45ms diffserv4 dual-srchost nonat atm overhead 44');
 		expect(j.script).toBe('layer_cake.qos');
 		expect(j.commands[0]).toBe('ip link add name ifb4veth-r type ifb');
 		expect(j.commands.some(c => c.startsWith('tc qdisc add dev veth-r root'))).toBe(false);
 	});
 
-	it('refuses bad arguments with exit code 2', () => {
+	it('refuses bad arguments: exit code 2 and the reason on stderr', () => {
+		expect(bad.status).toBe(2);
+		expect(bad.stderr).toMatch(/^shaping-opts: invalid device name "eth1;x"\nusage:/);
 		for (const args of [[], ['--wan', 'eth1;x'], ['--wan', 'eth1', '--rtt', '2000'], ['--wan', 'eth1', '--overhead-bytes', '300'],
-			['--wan', 'eth1', '--extra-egress', 'nat'], ['--wan', 'eth1', '--down-kbit', '18M'], ['--wan', 'eth1', '--bogus', '1']]) {
-			const r = run(args);
-			expect(r.status).toBe(2);
-			expect(r.stderr).toMatch(/shaping-opts:/);
-		}
+			['--wan', 'eth1', '--extra-egress', 'nat'], ['--wan', 'eth1', '--down-kbit', '18M'], ['--wan', 'eth1', '--bogus', '1']])
+			expect(() => plan(args), args.join(' ')).toThrow(opts.UsageError);
 	});
 });
 

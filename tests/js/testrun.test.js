@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeEach } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHarness, REPO_ROOT } from './harness/loader.js';
+import { createHarness, REPO_ROOT } from './harness/luci.js';
 
 /* recorded reterm-latencyd replies, see fixtures/make-overview.uc */
 const fx = JSON.parse(readFileSync(join(REPO_ROOT, 'tests/js/fixtures/overview.json'), 'utf8'));
@@ -223,8 +223,8 @@ describe('follower', () => {
 		h.rpc.handle('reterm.latency', 'test_status', () => st);
 		const f = run.follower(s => { seen.push(s.state); });
 		f.start();
-		expect(h.poll.queue.map(e => e.interval)).toEqual([1]);
-		await h.poll.tick();
+		expect(h.poll.queue.map(e => e.i)).toEqual([1]);
+		await h.settle();		/* LuCI's poll runs a new entry at once */
 		st = fx.test.done;
 		await h.poll.tick();
 		expect(seen).toEqual(['running', 'done']);
@@ -234,11 +234,12 @@ describe('follower', () => {
 
 	it('stops on a failed status and hands the error on', async () => {
 		let got;
-		h.rpc.handle('reterm.latency', 'test_status', () => { throw new Error('HTTP 502'); });
+		h.rpc.handle('reterm.latency', 'test_status', () => h.rpc.http(502));
 		const f = run.follower(s => { got = s; });
 		f.start();
-		await h.poll.tick();
-		expect(got.error).toMatchObject({ error: 'rpc', message: 'HTTP 502' });
+		await h.settle();
+		/* LuCI batches its calls: a failed batch is "No related RPC reply" for each */
+		expect(got.error).toMatchObject({ error: 'rpc', message: 'No related RPC reply' });
 		expect(h.poll.queue).toHaveLength(0);
 	});
 
@@ -249,7 +250,7 @@ describe('follower', () => {
 		f.start();
 		expect(h.poll.queue).toHaveLength(0);
 		f.setVisible(true);
-		expect(h.poll.queue.map(e => e.interval)).toEqual([2]);
+		expect(h.poll.queue.map(e => e.i)).toEqual([2]);
 		f.stop();
 		f.setVisible(true);
 		expect(h.poll.queue).toHaveLength(0);

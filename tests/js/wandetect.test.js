@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { createHarness } from './harness/loader.js';
+import { createHarness } from './harness/luci.js';
 
 /* reterm.shaping.wan: which devices are the WAN and the LAN (wan_info) */
 

@@ -2,7 +2,7 @@
  * router with its rpc answers, the stored results, and helpers to open
  * the wizard and run its measurement. */
 import { expect } from 'vitest';
-import { createHarness } from './harness/loader.js';
+import { createHarness, click, fire, settleAll, memoryStorage } from './harness/luci.js';
 
 /* recorded replies (shapes of reterm.latency.test / api.uc) */
 const PHASES = [['idle', 0, 5], ['download', 5, 15], ['idle', 15, 17], ['upload', 17, 27], ['idle', 27, 29], ['both', 29, 39], ['cooldown', 39, 44]]
@@ -23,7 +23,8 @@ const HOSTS = [
 ];
 
 function setup(opts = {}) {
-	const h = createHarness();
+	/* opts.storage: the browser session (memoryStorage) the page opens in */
+	const h = createHarness({ session: opts.storage });
 	const proto = opts.proto || 'dhcp';
 	if (opts.sqm !== null)
 		h.uci.seed('sqm', opts.sqm || {});
@@ -72,8 +73,6 @@ function setup(opts = {}) {
 	h.replies = [];
 	h.rpc.handle('reterm.latency', 'test_status', () => opts.monitorDown ? { error: 'not_running', message: 'the latency monitor (reterm-latencyd) is not running' }
 		: Object.assign({ state: 'idle', pause: h.router.pause }, h.replies.length > 1 ? h.replies.shift() : h.replies[0]));
-	if (opts.storage)
-		h.window.sessionStorage = opts.storage;
 	return h;
 }
 
@@ -86,7 +85,8 @@ function shapingOf(queues) {
 	return { shaper: (rx || tx) ? { rx, tx } : null, cake: { dl: `ifb4${q.interface}`, ul: q.interface } };
 }
 
-const flush = async () => { for (let i = 0; i < 10; i++) await Promise.resolve(); };
+/* until the pages are idle */
+const flush = () => settleAll();
 
 async function open(h) {
 	const v = await h.require('view.reterm.wizard');
@@ -100,17 +100,29 @@ async function open(h) {
 async function measure(h, p, result) {
 	h.replies.length = 0;
 	h.replies.push({ state: 'running', phase: 'download', progress: 0.25, rtt: 260 }, { state: 'done', result });
-	await p.$('.reterm-wizard-start').click();
-	await h.poll.tick();
+	await click(p.$('.reterm-wizard-start'));
+	/* LuCI's poll asks for the status at once */
 	expect(p.text('.reterm-run-progress-text')).toMatch(/Download load · 0 s of 44 s · RTT 260\.0 ms/);
 	await h.poll.tick();
 	expect(h.poll.queue).toHaveLength(0);
 }
 
-const memoryStorage = (init = {}) => ({ data: Object.assign({}, init), getItem(k) { return this.data[k] ?? null }, setItem(k, v) { this.data[k] = String(v) }, removeItem(k) { delete this.data[k] } });
+
+/*
+ * After an apply: LuCI confirms it (4 s on) and reloads the page (1.5 s
+ * later); the wizard opens again in the same browser session, on the same
+ * router. The test's handles (replies, router, monitor) go along.
+ */
+async function reloaded(h) {
+	await h.tick(6);
+	expect(h.navigations).toHaveLength(1);
+	const h2 = h.reload();
+	Object.assign(h2, { replies: h.replies, router: h.router, monitor: h.monitor });
+	return { h: h2, p: await open(h2) };
+}
 
 const SHAPED = { q: { '.type': 'queue', enabled: '1', interface: 'eth1', download: '5000', upload: '500' } };
 const stored = storage => JSON.parse(storage.data['reterm-wizard']);
 const pauseAt = (state, extra) => Object.assign({ ifaces: ['eth1'], state, until: 2000000000 }, extra);
 
-export { PHASES, samples, BEFORE, AFTER, HOSTS, setup, shapingOf, flush, open, measure, memoryStorage, SHAPED, stored, pauseAt };
+export { PHASES, samples, BEFORE, AFTER, HOSTS, setup, shapingOf, flush, open, measure, reloaded, memoryStorage, SHAPED, stored, pauseAt };

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { createHarness } from './harness/loader.js';
-import { samples, BEFORE, AFTER, setup, open, measure, memoryStorage } from './wizard.view.kit.js';
+import { createHarness, click, fire, settleAll } from './harness/luci.js';
+import { samples, BEFORE, AFTER, setup, open, measure, reloaded, memoryStorage } from './wizard.view.kit.js';
 
 describe('step 1: look', () => {
 	it('shows the PPPoE WAN device, sqm state, offloading and hosts with handhelds first', async () => {
@@ -10,7 +10,7 @@ describe('step 1: look', () => {
 		expect(p.text('.reterm-wizard-facts')).toMatch(/pppoe-wan \(PPPoE on eth1\)/);
 		expect(p.text('.reterm-wizard-facts')).toMatch(/Shaping \(sqm\)off/);
 		expect(p.text()).toMatch(/Hardware flow offloading is on/);
-		expect(p.root.querySelectorAll('.reterm-wizard-hosts li').map(li => h.text(li).trim().split(' ')[0]))
+		expect([...p.root.querySelectorAll('.reterm-wizard-hosts li')].map(li => h.text(li).trim().split(' ')[0]))
 			.toEqual(['Handheld', 'laptop', 'tv']);
 		expect(h.uci.stagedChanges()).toEqual({});
 	});
@@ -24,9 +24,9 @@ describe('step 1: look', () => {
 describe('the whole flow', () => {
 	it('measures, proposes, applies with rollback, verifies and re-terminates devices', async () => {
 		const storage = memoryStorage();
-		const h = setup({ storage });
-		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
+		let h = setup({ storage });
+		let p = await open(h);
+		await click(p.$('.reterm-wizard-next'));
 		expect(p.step()).toBe('2. Measure');
 		expect(p.$('.reterm-wizard-next')).toBeNull();
 
@@ -36,7 +36,7 @@ describe('the whole flow', () => {
 		expect(p.$('.reterm-wizard-result svg')).not.toBeNull();
 		expect(JSON.parse(storage.data['reterm-wizard']).before.id).toBe('b1');
 
-		await p.$('.reterm-wizard-next').click();
+		await click(p.$('.reterm-wizard-next'));
 		expect(p.step()).toBe('3. Propose');
 		expect([p.$('#reterm-wizard-down').value, p.$('#reterm-wizard-up').value, p.$('#reterm-wizard-rtt').value, p.$('#reterm-wizard-overhead').value])
 			.toEqual(['18', '0.9', 'internet', 'ethernet']);
@@ -44,22 +44,26 @@ describe('the whole flow', () => {
 		expect(p.text()).toMatch(/98 % of the 2 round-trip times .* at most 21\.0 ms/);
 
 		p.$('#reterm-wizard-down').value = '17';
-		p.$('#reterm-wizard-down').dispatchEvent({ type: 'input' });
+		fire(p.$('#reterm-wizard-down'), 'input');
 		expect(p.text('.reterm-wizard-preview')).toMatch(/ifb4eth1 root cake bandwidth 17000kbit/);
 		expect(h.uci.stagedChanges()).toEqual({});
 
-		await p.$('.reterm-wizard-accept').click();
+		await click(p.$('.reterm-wizard-accept'));
 		expect(p.step()).toBe('4. Apply & verify');
 		expect(p.text()).toMatch(/Shaping eth1 at 17 Mbit\/s download/);
 		expect(h.ui.applied).toEqual([]);
 
-		await p.$('.reterm-wizard-apply').click();
+		await click(p.$('.reterm-wizard-apply'));
 		expect(h.ui.applied).toEqual([{ checked: true }]);
 		const [q] = Object.values(h.uci.dump('sqm'));
 		expect(q).toMatchObject({ '.type': 'queue', enabled: '1', interface: 'eth1', download: '17000', upload: '900',
 			iqdisc_opts: 'internet dual-dsthost nat ethernet ingress', eqdisc_opts: 'internet dual-srchost nat ethernet' });
 		expect(JSON.parse(storage.data['reterm-wizard']).applied.shaping).toBe(true);
-		await h.poll.tick();               /* the router reports the new rates */
+		/* LuCI confirms the apply and reloads the page: the wizard goes on
+		 * once the router reports the new rates */
+		({ h, p } = await reloaded(h));
+		expect(p.step()).toBe('4. Apply & verify');
+		expect(p.text()).not.toMatch(/Resumed where you left/);
 
 		await measure(h, p, AFTER);
 		const cmp = p.text('.reterm-wizard-compare');
@@ -68,24 +72,25 @@ describe('the whole flow', () => {
 		expect(cmp).toMatch(/15 % less/);
 		expect(cmp).toMatch(/12 % less/);
 
-		await p.$('.reterm-wizard-next').click();
+		await click(p.$('.reterm-wizard-next'));
 		expect(p.step()).toBe('5. Devices');
-		const offers = p.root.querySelectorAll('.reterm-wizard-offers li').map(li => h.text(li));
+		const offers = [...p.root.querySelectorAll('.reterm-wizard-offers li')].map(li => h.text(li));
 		expect(offers).toHaveLength(2);
 		expect(offers[0]).toMatch(/3ds.*An audit on the Devices page shows whether this one does/);
 		expect(offers[0]).not.toMatch(/3DS|without scaling/);
 		expect(offers[1]).toMatch(/tv.*no scaling.*Re-termination helps/);
 
 		p.root.querySelectorAll('input.reterm-wizard-offer')[1].checked = false;
-		await p.$('.reterm-wizard-apply-devices').click();
+		await click(p.$('.reterm-wizard-apply-devices'));
 		expect(h.ui.applied).toHaveLength(2);
+		({ h, p } = await reloaded(h));
 		const r = h.uci.dump('reterm');
 		expect(r.main.enabled).toBe('1');
 		expect(Object.values(r).filter(s => s['.type'] === 'device')).toEqual([
 			expect.objectContaining({ name: '3ds', mac: '02:00:00:00:3d:51', enabled: '1', ports: 'all' })]);
 		expect(p.text()).toMatch(/Done\. The chosen devices are re-terminated/);
 		expect(JSON.parse(storage.data['reterm-wizard']).devicesAdded).toEqual(['02:00:00:00:3d:51']);
-		await p.$('.reterm-wizard-close').click();
+		await click(p.$('.reterm-wizard-close'));
 		expect(storage.data['reterm-wizard']).toBeUndefined();
 		expect(p.step()).toBe('1. Look');
 	});
@@ -93,16 +98,16 @@ describe('the whole flow', () => {
 	it('refuses an invalid edit and stays on the proposal', async () => {
 		const h = setup();
 		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
+		await click(p.$('.reterm-wizard-next'));
 		await measure(h, p, BEFORE);
-		await p.$('.reterm-wizard-next').click();
+		await click(p.$('.reterm-wizard-next'));
 		p.$('#reterm-wizard-down').value = 'fast';
-		await p.$('.reterm-wizard-accept').click();
+		await click(p.$('.reterm-wizard-accept'));
 		expect(p.step()).toBe('3. Propose');
 		expect(p.text('.reterm-wizard-error')).toMatch(/Enter a rate/);
 		p.$('#reterm-wizard-down').value = '0';
 		p.$('#reterm-wizard-up').value = '0';
-		await p.$('.reterm-wizard-accept').click();
+		await click(p.$('.reterm-wizard-accept'));
 		expect(p.text('.reterm-wizard-error')).toMatch(/nothing would be shaped/);
 	});
 
@@ -123,24 +128,24 @@ describe('no server of your own (issue 14)', () => {
 	it('nothing set: one click measures against the router\'s endpoints, the URLs wait under Advanced', async () => {
 		const h = setup({ reterm: { latency: { '.type': 'latency' } } });
 		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
+		await click(p.$('.reterm-wizard-next'));
 		const adv = p.$('details.reterm-wizard-urls');
 		expect(adv).not.toBeNull();
 		expect(adv.hasAttribute('open')).toBe(false);
 		h.replies.push({ state: 'done', result: BEFORE });
-		await p.$('.reterm-wizard-start').click();
+		await click(p.$('.reterm-wizard-start'));
 		expect(h.rpc.callsTo('reterm.latency', 'test_start').map(c => c.params)).toEqual([{ streams: 4, pause_shaping: true }]);
 	});
 
 	it('the Overview\'s endpoint choice is passed on; URLs set: Advanced is open', async () => {
 		let h = setup({ reterm: { latency: { '.type': 'latency', endpoint: 'tele2' } } });
 		let p = await open(h);
-		await p.$('.reterm-wizard-next').click();
-		await p.$('.reterm-wizard-start').click();
+		await click(p.$('.reterm-wizard-next'));
+		await click(p.$('.reterm-wizard-start'));
 		expect(h.rpc.callsTo('reterm.latency', 'test_start')[0].params).toEqual({ endpoint: 'tele2', streams: 4, pause_shaping: true });
 		h = setup();
 		p = await open(h);
-		await p.$('.reterm-wizard-next').click();
+		await click(p.$('.reterm-wizard-next'));
 		expect(p.$('details.reterm-wizard-urls').hasAttribute('open')).toBe(true);
 	});
 });
@@ -149,21 +154,21 @@ describe('failures', () => {
 	it('reterm-latencyd not running: says so, retry works once it runs', async () => {
 		const h = setup({ monitorDown: true });
 		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
+		await click(p.$('.reterm-wizard-next'));
 		expect(p.text()).toMatch(/latency monitor \(reterm-latencyd\) is not running/);
 		expect(p.$('.reterm-wizard-shaping').getAttribute('href')).toMatch(/reterm\/shaping$/);
 		h.rpc.handle('reterm.latency', 'test_status', { state: 'idle' });
-		await p.$('.reterm-wizard-retry').click();
+		await click(p.$('.reterm-wizard-retry'));
 		expect(p.$('.reterm-wizard-start')).not.toBeNull();
 	});
 
 	it('no reflector answers: clear message, skip leads to the devices', async () => {
 		const h = setup();
 		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
+		await click(p.$('.reterm-wizard-next'));
 		await measure(h, p, { v: 1, id: 'b1', error: 'no_idle_rtt', message: 'no probe was answered', phases: [], samples: [] });
 		expect(p.text()).toMatch(/No reflector answered/);
-		await p.$('.reterm-wizard-skip').click();
+		await click(p.$('.reterm-wizard-skip'));
 		expect(p.step()).toBe('5. Devices');
 		expect(h.uci.stagedChanges()).toEqual({});
 	});
@@ -171,7 +176,7 @@ describe('failures', () => {
 	it('test URL unreachable: names the load errors', async () => {
 		const h = setup();
 		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
+		await click(p.$('.reterm-wizard-next'));
 		await measure(h, p, Object.assign({}, BEFORE, { download: { grade: 'A', added_ms: 0, throughput_bps: null },
 			upload: { grade: 'A', added_ms: 0, throughput_bps: null }, errors: ['download: connection refused'] }));
 		expect(p.text()).toMatch(/test URL could not be reached.*connection refused/);
@@ -181,8 +186,8 @@ describe('failures', () => {
 	it('a test already running: says so', async () => {
 		const h = setup({ start: { error: 'busy', message: 'a test is already running' } });
 		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
-		await p.$('.reterm-wizard-start').click();
+		await click(p.$('.reterm-wizard-next'));
+		await click(p.$('.reterm-wizard-start'));
 		expect(p.text()).toMatch(/A test is already running/);
 		expect(h.poll.queue).toHaveLength(0);
 	});
@@ -191,14 +196,14 @@ describe('failures', () => {
 		const h = setup({ sqm: { q: { '.type': 'queue', enabled: '1', interface: 'eth1', download: '5000', upload: '500' } } });
 		const p = await open(h);
 		expect(p.text('.reterm-wizard-facts')).toMatch(/on: 5 Mbit\/s down/);
-		await p.$('.reterm-wizard-next').click();
+		await click(p.$('.reterm-wizard-next'));
 		expect(p.text()).toMatch(/Shaping is on/);
 		h.replies.push({ state: 'done', result: BEFORE });
-		await p.$('.reterm-wizard-asis').click();
+		await click(p.$('.reterm-wizard-asis'));
 		await h.poll.tick();
 		expect(h.rpc.callsTo('reterm.latency', 'test_start')[0].params).toEqual({ download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload', streams: 4 });
 		expect([h.ui.applied, h.uci.stagedChanges(), h.router.pause]).toEqual([[], {}, null]);
-		await p.$('.reterm-wizard-next').click();
+		await click(p.$('.reterm-wizard-next'));
 		expect(p.text()).toMatch(/Measured with shaping on: the rates below are 90 % of the rates measured through the current shaper/);
 		expect(p.text()).not.toMatch(/90 % of the shaped rates/);
 	});
@@ -210,12 +215,12 @@ describe('cancel', () => {
 		const h = setup({ storage, sqm: { q: { '.type': 'queue', enabled: '0', interface: 'eth1' } } });
 		const before = JSON.stringify(h.uci.dump('sqm'));
 		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
+		await click(p.$('.reterm-wizard-next'));
 		await measure(h, p, BEFORE);
-		await p.$('.reterm-wizard-next').click();
-		await p.$('.reterm-wizard-accept').click();
+		await click(p.$('.reterm-wizard-next'));
+		await click(p.$('.reterm-wizard-accept'));
 		expect(p.step()).toBe('4. Apply & verify');
-		await p.$('.reterm-wizard-cancel').click();
+		await click(p.$('.reterm-wizard-cancel'));
 		expect(p.step()).toBe('1. Look');
 		expect(h.uci.stagedChanges()).toEqual({});
 		expect(h.uci.pendingChanges()).toEqual({});
@@ -227,15 +232,17 @@ describe('cancel', () => {
 	});
 
 	it('after applying puts the previous queue back', async () => {
-		const h = setup({ sqm: { q: { '.type': 'queue', enabled: '0', interface: 'eth1', download: '5000' } } });
-		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
+		let h = setup({ sqm: { q: { '.type': 'queue', enabled: '0', interface: 'eth1', download: '5000' } } });
+		let p = await open(h);
+		await click(p.$('.reterm-wizard-next'));
 		await measure(h, p, BEFORE);
-		await p.$('.reterm-wizard-next').click();
-		await p.$('.reterm-wizard-accept').click();
-		await p.$('.reterm-wizard-apply').click();
+		await click(p.$('.reterm-wizard-next'));
+		await click(p.$('.reterm-wizard-accept'));
+		await click(p.$('.reterm-wizard-apply'));
 		expect(h.uci.dump('sqm').q).toMatchObject({ enabled: '1', download: '18000' });
-		await p.$('.reterm-wizard-cancel').click();
+		/* LuCI confirms the apply and reloads the page; then cancel */
+		({ h, p } = await reloaded(h));
+		await click(p.$('.reterm-wizard-cancel'));
 		expect(h.ui.applied).toEqual([{ checked: true }, { checked: true }]);
 		const q = h.uci.dump('sqm').q;
 		expect(q).toEqual({ '.name': 'q', '.type': 'queue', '.anonymous': false, '.index': 0, enabled: '0', interface: 'eth1', download: '5000' });
@@ -243,15 +250,17 @@ describe('cancel', () => {
 	});
 
 	it('after applying to a new queue removes it again', async () => {
-		const h = setup();
-		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
+		let h = setup();
+		let p = await open(h);
+		await click(p.$('.reterm-wizard-next'));
 		await measure(h, p, BEFORE);
-		await p.$('.reterm-wizard-next').click();
-		await p.$('.reterm-wizard-accept').click();
-		await p.$('.reterm-wizard-apply').click();
+		await click(p.$('.reterm-wizard-next'));
+		await click(p.$('.reterm-wizard-accept'));
+		await click(p.$('.reterm-wizard-apply'));
 		expect(Object.keys(h.uci.dump('sqm'))).toHaveLength(1);
-		await p.$('.reterm-wizard-cancel').click();
+		/* LuCI confirms the apply and reloads the page; then cancel */
+		({ h, p } = await reloaded(h));
+		await click(p.$('.reterm-wizard-cancel'));
 		expect(h.uci.dump('sqm')).toEqual({});
 	});
 });
@@ -259,44 +268,48 @@ describe('cancel', () => {
 describe('adaptive shaping (issue 16)', () => {
 	const propose = async (h) => {
 		const p = await open(h);
-		await p.$('.reterm-wizard-next').click();
+		await click(p.$('.reterm-wizard-next'));
 		await measure(h, p, BEFORE);
-		await p.$('.reterm-wizard-next').click();
+		await click(p.$('.reterm-wizard-next'));
 		return p;
 	};
 
 	it('ticked on a new queue: the queue is named after its device and its autorate section comes in the same apply; cancel takes both back', async () => {
-		const h = setup();
-		const p = await propose(h);
+		let h = setup();
+		let p = await propose(h);
 		const box = p.$('#reterm-wizard-adaptive');
 		expect(box.checked).toBe(false);	/* the measured throughput held steady */
 		box.checked = true;
-		box.dispatchEvent({ type: 'change' });
-		await p.$('.reterm-wizard-accept').click();
+		fire(box, 'change');
+		await click(p.$('.reterm-wizard-accept'));
 		expect(p.text()).toMatch(/Adaptive shaping moves both rates with the line/);
-		await p.$('.reterm-wizard-apply').click();
+		await click(p.$('.reterm-wizard-apply'));
 		expect(h.ui.applied).toEqual([{ checked: true }]);
 		expect(Object.keys(h.uci.dump('sqm'))).toEqual([ 'eth1' ]);
 		expect(h.uci.dump('reterm').eth1).toMatchObject({ '.type': 'autorate', enabled: '1', dl_min: '4500', dl_base: '18000',
 			dl_max: '36000', ul_min: '225', ul_base: '900', ul_max: '1800' });
-		await p.$('.reterm-wizard-cancel').click();
+		/* LuCI confirms the apply and reloads the page; then cancel */
+		({ h, p } = await reloaded(h));
+		await click(p.$('.reterm-wizard-cancel'));
 		expect(h.uci.dump('sqm')).toEqual({});
 		expect(h.uci.dump('reterm').eth1).toBeUndefined();
 	});
 
 	it('on for the queue already: the box starts ticked; unticked, the apply switches it off and cancel on again', async () => {
 		const AR = { '.type': 'autorate', enabled: '1', dl_min: '1000', dl_base: '5000', dl_max: '9000', ul_min: '100', ul_base: '500', ul_max: '900' };
-		const h = setup({ sqm: { q: { '.type': 'queue', enabled: '0', interface: 'eth1', download: '5000', upload: '500' } },
+		let h = setup({ sqm: { q: { '.type': 'queue', enabled: '0', interface: 'eth1', download: '5000', upload: '500' } },
 			reterm: { q: AR } });
-		const p = await propose(h);
+		let p = await propose(h);
 		const box = p.$('#reterm-wizard-adaptive');
 		expect(box.checked).toBe(true);
 		box.checked = false;
-		box.dispatchEvent({ type: 'change' });
-		await p.$('.reterm-wizard-accept').click();
-		await p.$('.reterm-wizard-apply').click();
+		fire(box, 'change');
+		await click(p.$('.reterm-wizard-accept'));
+		await click(p.$('.reterm-wizard-apply'));
 		expect(h.uci.dump('reterm').q).toMatchObject({ ...AR, enabled: '0' });
-		await p.$('.reterm-wizard-cancel').click();
+		/* LuCI confirms the apply and reloads the page; then cancel */
+		({ h, p } = await reloaded(h));
+		await click(p.$('.reterm-wizard-cancel'));
 		expect(h.uci.dump('reterm').q).toMatchObject(AR);
 	});
 
@@ -305,8 +318,8 @@ describe('adaptive shaping (issue 16)', () => {
 		const p = await propose(h);
 		p.$('#reterm-wizard-adaptive').checked = true;
 		p.$('#reterm-wizard-up').value = '0';
-		p.$('#reterm-wizard-up').dispatchEvent({ type: 'input' });
-		await p.$('.reterm-wizard-accept').click();
+		fire(p.$('#reterm-wizard-up'), 'input');
+		await click(p.$('.reterm-wizard-accept'));
 		expect(p.step()).toBe('3. Propose');
 		expect(p.text('.reterm-wizard-error')).toMatch(/Adaptive shaping moves both rates/);
 		expect(h.uci.stagedChanges()).toEqual({});

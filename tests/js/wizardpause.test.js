@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll } from 'vitest';
-import { createHarness } from './harness/loader.js';
+import { createHarness } from './harness/luci.js';
 
 /* reterm.wizard.pause: the router's shaping pause as the wizard reads and
  * tells it, and the previous version's browser-made pause */

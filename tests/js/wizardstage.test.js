@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { createHarness } from './harness/loader.js';
+import { createHarness } from './harness/luci.js';
 
 /*
  * What the wizard stages in LuCI's uci when it applies a step or is

@@ -17,12 +17,16 @@
  * /usr/lib/sqm/defaults.sh as the view does ("profile" in the output).
  * --batch: read a JSON array of such argument lists on stdin, print the
  * array of results (one node start for many links).
- * Loads the real reterm.shaping.cake / reterm.shaping.preview modules through the JS
- * test harness. Exit 2 on bad arguments (message on stderr).
+ * Loads the real reterm.shaping.cake / preview / sqm modules through
+ * OpenWrt's LuCI in the JS tier's harness (tests/js/harness/luci.js).
+ * Exit 2 on bad arguments (message on stderr), 3 without LuCI built.
+ * As a module: parseArgs(), loadModules(), plan() (a bad argument throws
+ * UsageError).
  */
 
 import { readFileSync } from 'node:fs';
-import { createHarness } from '../js/harness/loader.js';
+import { pathToFileURL } from 'node:url';
+import { createHarness, luciMissing } from '../js/harness/luci.js';
 
 const USAGE = `usage: shaping-opts.mjs --wan DEV [--down-kbit N] [--up-kbit N]
   [--overhead ethernet|docsis|pppoe-ptm|bridged-ptm|atm|raw|none] [--overhead-bytes N] [--mpu N]
@@ -37,12 +41,15 @@ defaults: --overhead ethernet --rtt internet --nat --isolation dual --diffserv b
 
 const FLAGS = new Set(['--nat', '--no-nat', '--ack-filter', '--help']);
 
+/** A bad argument: the CLI prints it with the usage and exits 2. */
+export class UsageError extends Error {}
+
 function fail(msg) {
-	process.stderr.write(`shaping-opts: ${msg}\n${USAGE}\n`);
-	process.exit(2);
+	throw new UsageError(msg);
 }
 
-function parseArgs(argv) {
+/** The arguments of one link: { '--wan': 'eth1', '--nat': true, ... } */
+export function parseArgs(argv) {
 	const a = {};
 	for (let i = 0; i < argv.length; i++) {
 		const k = argv[i];
@@ -58,18 +65,25 @@ const KNOWN = ['--wan', '--down-kbit', '--up-kbit', '--overhead', '--overhead-by
 	'--nat', '--no-nat', '--isolation', '--diffserv', '--ack-filter', '--extra-ingress', '--extra-egress',
 	'--squash-dscp', '--squash-ingress', '--sqm', '--defaults', '--help'];
 
-const h = createHarness();
-const cake = h.requireSync('reterm.shaping.cake');
-const tcpreview = h.requireSync('reterm.shaping.preview');
-const shaping = h.requireSync('reterm.shaping.sqm');
+/** The modules the plan needs, as the browser runs them: L.require
+ * through OpenWrt's LuCI (the JS tier's harness); null when LuCI is not
+ * built (luciMissing says why). close() ends the page. */
+export async function loadModules() {
+	if (luciMissing)
+		return null;
+	const page = createHarness();
+	const [cake, tcpreview, shaping] = await Promise.all(['reterm.shaping.cake', 'reterm.shaping.preview', 'reterm.shaping.sqm']
+		.map(n => page.require(n)));
+	return { cake, tcpreview, shaping, close: () => page.close() };
+}
 
 const int = (k, v) => {
 	if (!/^-?[0-9]+$/.test(v)) fail(`${k} must be a whole number`);
 	return +v;
 };
 
-/* the output for one link (parsed arguments) */
-function plan(args) {
+/** The output for one link (parseArgs()), with loadModules()'s modules. */
+export function plan(args, { cake, tcpreview, shaping }) {
 	for (const k of Object.keys(args))
 		if (!KNOWN.includes(k)) fail(`unknown option ${k}`);
 	if (!args['--wan']) fail('--wan is required');
@@ -147,18 +161,40 @@ function plan(args) {
 	};
 }
 
-const argv = process.argv.slice(2);
-if (argv.includes('--help')) { process.stdout.write(USAGE + '\n'); process.exit(0); }
-let out;
-if (argv.length === 1 && argv[0] === '--batch') {
-	let list;
-	try { list = JSON.parse(readFileSync(0, 'utf8')); }
-	catch (e) { fail(`--batch: stdin is not JSON: ${e.message}`); }
-	if (!Array.isArray(list) || !list.every(a => Array.isArray(a) && a.every(w => typeof w === 'string')))
-		fail('--batch: stdin must be an array of argument lists (strings)');
-	out = list.map(a => plan(parseArgs(a)));
+async function main(argv) {
+	if (argv.includes('--help')) {
+		process.stdout.write(USAGE + '\n');
+		return 0;
+	}
+	let batch = null, one = null;
+	if (argv.length === 1 && argv[0] === '--batch') {
+		try { batch = JSON.parse(readFileSync(0, 'utf8')); }
+		catch (e) { fail(`--batch: stdin is not JSON: ${e.message}`); }
+		if (!Array.isArray(batch) || !batch.every(a => Array.isArray(a) && a.every(w => typeof w === 'string')))
+			fail('--batch: stdin must be an array of argument lists (strings)');
+		batch = batch.map(parseArgs);
+	}
+	else
+		one = parseArgs(argv);
+	const mods = await loadModules();
+	if (!mods) {
+		process.stderr.write(`shaping-opts: ${luciMissing}\n`);
+		return 3;
+	}
+	try {
+		const out = batch ? batch.map(a => plan(a, mods)) : plan(one, mods);
+		process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+		return 0;
+	}
+	finally {
+		mods.close();
+	}
 }
-else {
-	out = plan(parseArgs(argv));
-}
-process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+	main(process.argv.slice(2)).then(code => { process.exitCode = code; }, e => {
+		if (!(e instanceof UsageError))
+			throw e;
+		process.stderr.write(`shaping-opts: ${e.message}\n${USAGE}\n`);
+		process.exitCode = 2;
+	});

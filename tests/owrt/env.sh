@@ -6,6 +6,8 @@
 # ubus/ucode, ucode + modules, fw4, sqm-scripts, luci-base, busybox; host
 # nft/ip/tc/haproxy with their libs).
 # It is never written to: every run gets a throwaway overlayfs on top of it.
+# OWRT_ROOTNAME names another root of the cache: root-24.10 is the same root
+# with ucode at OpenWrt 24.10's pin (rpcd, uhttpd and LuCI on it).
 #
 # Typical tier script:
 #
@@ -24,7 +26,7 @@
 # mounts, so nothing outlives a run even if owrt_down is not reached.
 #
 # API (all return non-zero and print "owrt: ..." on stderr on failure):
-#   owrt_detect                 every required file present in $RETERM_OWRT/root?
+#   owrt_detect                 every required file present in $RETERM_OWRT/$OWRT_ROOTNAME?
 #                               prints the first missing one, returns 1
 #   owrt_unshare "$0" "$@"      unless already inside: exec the script again under
 #                               unshare --mount --net --pid --uts --fork --mount-proc
@@ -63,6 +65,8 @@
 # Needs root, overlayfs, chroot, unshare (util-linux), curl for uhttpd's wait.
 
 : "${RETERM_OWRT:=/opt/owrt}"
+: "${OWRT_ROOTNAME:=root}"
+case $OWRT_ROOTNAME in root|root-24.10) ;; *) echo "owrt: OWRT_ROOTNAME is root or root-24.10, not $OWRT_ROOTNAME" >&2; exit 2 ;; esac
 OWRT_PATH=/usr/sbin:/usr/bin:/sbin:/bin
 OWRT_UBUS_SOCK=/var/run/ubus/ubus.sock
 
@@ -79,7 +83,7 @@ OWRT_REQUIRED="
 /usr/sbin/haproxy /usr/bin/flock /bin/busybox /bin/sh"
 
 owrt_detect() {
-	local r=$RETERM_OWRT/root f
+	local r=$RETERM_OWRT/$OWRT_ROOTNAME f
 	if [ ! -d "$r" ]; then
 		_owrt_err "missing $r"
 		return 1
@@ -128,7 +132,7 @@ owrt_up() {
 	mkdir -p "$OWRT_DIR/upper" "$OWRT_DIR/work" "$OWRT_ROOT" "$OWRT_LOG"
 	: > "$OWRT_DIR/pids"
 	if ! mount -t overlay overlay \
-		-o "lowerdir=$RETERM_OWRT/root,upperdir=$OWRT_DIR/upper,workdir=$OWRT_DIR/work" \
+		-o "lowerdir=$RETERM_OWRT/$OWRT_ROOTNAME,upperdir=$OWRT_DIR/upper,workdir=$OWRT_DIR/work" \
 		"$OWRT_ROOT" 2>/dev/null; then
 		# DIR's file system cannot carry an overlay upper (e.g. itself an
 		# overlay): keep upper/work on a tmpfs inside DIR instead
@@ -136,7 +140,7 @@ owrt_up() {
 		mount -t tmpfs -o mode=0755 owrt-rw "$OWRT_DIR/rw" || return 1
 		mkdir -p "$OWRT_DIR/rw/upper" "$OWRT_DIR/rw/work"
 		mount -t overlay overlay \
-			-o "lowerdir=$RETERM_OWRT/root,upperdir=$OWRT_DIR/rw/upper,workdir=$OWRT_DIR/rw/work" \
+			-o "lowerdir=$RETERM_OWRT/$OWRT_ROOTNAME,upperdir=$OWRT_DIR/rw/upper,workdir=$OWRT_DIR/rw/work" \
 			"$OWRT_ROOT" || { _owrt_err "overlay mount failed"; return 1; }
 	fi
 	mount -t proc proc "$OWRT_ROOT/proc" || return 1

@@ -91,6 +91,18 @@ if out=$(start_all 2>&1); then ok "boot (ubusd, procd, rpcd by its init script, 
 else notok "boot" "$out"; summary; exit 1
 fi
 
+# which ucode the root runs: 24.10's has no fs.dup2 (none), master's has
+ucode_is() {
+	local want=$1 got
+	got=$(owrt_sh "ucode -e 'import * as fs from \"fs\"; print(type(fs.dup2) ?? \"none\");'") || return 1
+	[ "$got" = "$want" ] || { echo "type(fs.dup2) is '$got', not '$want'"; return 1; }
+}
+if [ "$OWRT_ROOTNAME" = root-24.10 ]; then
+	check "ucode: the root runs OpenWrt 24.10's ucode (no fs.dup2)" ucode_is none
+else
+	check "ucode: the root runs the lock's ucode (fs.dup2)" ucode_is function
+fi
+
 ipk=$(ls "$OWRT_IPK_DIR"/luci-app-reterm_*_all.ipk)
 check "install: opkg-style unpack and postinst" owrt_install_ipk "$ipk"
 check "install: the German translation (luci-i18n-reterm-de)" owrt_install_ipk "$(ls "$OWRT_IPK_DIR"/luci-i18n-reterm-de_*_all.ipk)"

@@ -352,9 +352,9 @@ EOF
 	touch "$T/ud/tmp/luci-indexcache.abc"
 	mkdir -p "$T/ud/tmp/luci-modulecache"
 	(cd "$T/ud" && PATH=$T/ud/bin:$PATH sh ./80_reterm); rc=$?
-	check "80_reterm without main: exit 0, adds main, commits" bash -c '
+	check "80_reterm without main: exit 0, adds main (no value: reterm.defaults has them), commits" bash -c '
 		[ "$1" = 0 ] && grep -q "^set reterm.main=reterm$" "$2" &&
-		grep -q "^set reterm.main.enabled=.0.$" "$2" && grep -q "^commit reterm$" "$2"' \
+		! grep -q "^set reterm.main\." "$2" && grep -q "^commit reterm$" "$2"' \
 		_ "$rc" "$T/ud/calls"
 	check "80_reterm creates a missing /etc/config/reterm" test -f "$T/ud/etc/config/reterm"
 	check "80_reterm clears luci caches" \

@@ -92,7 +92,12 @@ except OSError:
     pass
 EOF
 pids+=($!)
-sleep 0.3
+# the listener's python may take seconds to start on a busy machine: the
+# client connects once it listens (a refused try would be one SYN more)
+for _ in $(seq 200); do
+	[ -n "$(ss -Htln '( sport = :8080 )')" ] && break
+	sleep 0.1
+done
 nsenter -t "$PID_3ds" -n python3 -c '
 import socket, time
 s = socket.create_connection(("192.0.2.1", 8080))
@@ -102,6 +107,10 @@ while time.time() - t < 2.5:
 time.sleep(30)
 ' &
 pids+=($!)
+for _ in $(seq 200); do
+	[ -n "$(ss -Htn state established '( sport = :8080 )')" ] && break
+	sleep 0.1
+done
 sleep 2
 
 # 4. fw4 reload in the middle: the audit and its counts survive

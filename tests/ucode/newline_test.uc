@@ -34,6 +34,7 @@
 import * as v from 'reterm.validate';
 import * as reply from 'reterm.reply';
 import * as config from 'reterm.config';
+import { DEFAULTS } from 'reterm.defaults';
 import * as autorate from 'reterm.latency.autorate.controller';
 import * as settings from 'reterm.latency.settings';
 import { METHODS as LATENCY } from 'reterm.latency.api';
@@ -280,12 +281,12 @@ each_bad(LAT, function(x, bad, uci) {
 // ---- the renderer's UCI (reterm.config) --------------------------------
 const RENDER = {
 	reterm: {
-		main: { '.type': 'reterm', ...config.DEFAULTS, enabled: '1', maxconn: '1024', bypass: [ '192.0.2.0/24', '2001:db8::/32' ] },
+		main: { '.type': 'reterm', ...DEFAULTS, enabled: '1', maxconn: '1024', bypass: [ '192.0.2.0/24', '2001:db8::/32' ] },
 		pc: { '.type': 'device', enabled: '1', name: 'nintendo-3ds', mac: '02:00:00:00:3d:51', ports: '80 443 8000-8090' }
 	}
 };
 
-for (let o in keys(config.DEFAULTS))
+for (let o in keys(DEFAULTS))
 	ok('render', `global option ${o} is in the test's section`, RENDER.reterm.main[o] != null);
 
 let r0 = config.load(cursor(RENDER), 65536);

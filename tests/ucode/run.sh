@@ -31,6 +31,9 @@
 #   unit/contract         docs/ubus-api.md: its error codes are reterm.reply
 #                         CODES, every error() code used is one of them, each
 #                         method documented with exactly its declared codes
+#   unit/defaults         reterm.defaults is the one place of the global
+#                         section's defaults: /etc/config/reterm spells them
+#                         out, 80_reterm and the daemon take them from there
 #   unit/api              every method through the rpcd plugin file with
 #                         mock fs/ubus/uci (tests/ucode/api/api_test.uc)
 #   oui                   root/usr/share/reterm/oui.json is what
@@ -267,6 +270,8 @@ uc_test unit/api-parse "$TMP/parse.log" -L "$MODS" "$API/parse_test.uc"
 uc_test unit/api "$TMP/api.log" -L "$API/mocks" -L "$MOCKS" -L "$MODS" "$API/api_test.uc"
 # one contract per method: docs/ubus-api.md, reterm.reply CODES, both method tables
 uc_test unit/contract "$TMP/contract.log" -L "$MODS" "$HERE/contract_test.uc" "$ROOT"
+# reterm's defaults written once (reterm.defaults), the shipped config held to them
+uc_test unit/defaults "$TMP/defaults.log" -L "$MODS" "$HERE/defaults_test.uc" "$ROOT"
 
 if [ ! -r /usr/share/ieee-data/oui.csv ]; then
 	skipped "oui" "ieee-data not installed (apt-get install ieee-data)"

@@ -14,6 +14,8 @@
 #     host/         ucode for this machine: bin/ucode, lib/ucode/*.so (with
 #                   uclient, luci/core.so, html), bin/apk (apk-tools 3)
 #     host-24.10/   ucode at OpenWrt 24.10's pin, same modules
+#     root-24.10/   root/ with ucode at 24.10's pin (rpcd, uhttpd, LuCI's and
+#                   uclient's modules rebuilt against it)
 #     tools/po2lmo  LuCI's catalogue compiler
 #     parts.stamp   what it was built from (the lock and these scripts)
 #
@@ -166,6 +168,7 @@ set +e
 	build_apk
 	echo "parts: compiled ($((SECONDS - t0)) s)"
 	root_dirs; root_files; root_place; root_busybox; root_tools; root_firstboot
+	build_root_2410
 )
 rc=$?
 set -e
@@ -194,4 +197,10 @@ for u in "$DEST/host/bin/ucode" "$DEST/host-24.10/bin/ucode"; do
 		exit 1
 	fi
 done
+# root-24.10 runs 24.10's ucode (ucode -v names the version of its pin)
+if ! out=$(chroot "$DEST/root-24.10" /usr/bin/ucode -e 'require("uloop"); require("socket"); require("uclient"); require("luci.core"); print("ok")' 2>&1) ||
+	[ "$out" != ok ]; then
+	echo "parts: root-24.10's ucode does not load its modules: $out" >&2
+	exit 1
+fi
 echo "parts: built in $DEST ($((SECONDS - t0)) s)"

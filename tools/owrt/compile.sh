@@ -7,6 +7,8 @@
 #               (ucode, its modules, uclient, luci's core.so), rpath'd
 #   host-24.10  prefix $DEST/host-24.10: the same ucode at OpenWrt 24.10's
 #               pin, with the libraries of host
+#   root-24.10  prefix /usr, into $NEW/root-24.10: a copy of root with ucode
+#               at 24.10's pin and what links libucode rebuilt against it
 # The host trees are installed under $NEW/.dest$DEST/... and moved to
 # $NEW/... when the build succeeded (build.sh), so their rpath is final.
 #
@@ -19,16 +21,18 @@ variant() {
 	case $1 in
 	root) PREFIX=/usr DESTDIR=$NEW/root SYS=$NEW/root/usr RPATH= ;;
 	host) PREFIX=$DEST/host DESTDIR=$NEW/.dest SYS=$NEW/.dest$DEST/host RPATH=$DEST/host/lib ;;
+	root-24.10) PREFIX=/usr DESTDIR=$NEW/root-24.10 SYS=$NEW/root-24.10/usr RPATH= ;;
 	host-24.10) PREFIX=$DEST/host-24.10 DESTDIR=$NEW/.dest SYS=$NEW/.dest$DEST/host-24.10
 		RPATH=$DEST/host-24.10/lib:$DEST/host/lib ;;
 	*) echo "parts: unknown variant $1" >&2; return 1 ;;
 	esac
 }
 
-# the flags every part gets; the libraries of "host" serve host-24.10 too
+# the flags every part gets; the libraries of "host" serve host-24.10 too,
+# and their headers root-24.10 (the root's own are gone by then)
 cflags() {
 	local inc="-I$SYS/include" lib="-L$SYS/lib -Wl,-rpath-link,$SYS/lib"
-	if [ "$1" = host-24.10 ]; then
+	if [ "$1" = host-24.10 ] || [ "$1" = root-24.10 ]; then
 		inc="$inc -I$NEW/.dest$DEST/host/include"
 		lib="$lib -L$NEW/.dest$DEST/host/lib -Wl,-rpath-link,$NEW/.dest$DEST/host/lib"
 	fi
@@ -68,7 +72,7 @@ cm() {
 	fi
 	mkdir -p "$b"
 	local prefixes=$SYS
-	[ "$var" = host-24.10 ] && prefixes="$SYS;$NEW/.dest$DEST/host"
+	case $var in host-24.10|root-24.10) prefixes="$SYS;$NEW/.dest$DEST/host" ;; esac
 	# (DESTDIR is never empty: an install without it would land in /usr)
 	step "$part-$var" sh -c '
 		b=$1 s=$2 jobs=$3 dest=$4; shift 4
@@ -149,13 +153,36 @@ build_daemons() {
 	cflags root
 	variant root
 	INSRC=1 cm jsonpath root &&
-		XCFLAGS=$COMPAT cm rpcd root -DIWINFO_SUPPORT=OFF -DFILE_SUPPORT=ON -DRPCSYS_SUPPORT=ON -DUCODE_SUPPORT=ON &&
-		XCFLAGS="$COMPAT -Wno-error=stringop-overread -Wno-error=format-truncation" \
-			cm uhttpd root -DLUA_SUPPORT=OFF -DTLS_SUPPORT=ON -DUBUS_SUPPORT=ON -DUCODE_SUPPORT=ON &&
-		XCFLAGS=$COMPAT cm lucihttp root -DBUILD_LUA=OFF -DBUILD_UCODE=ON -DBUILD_TESTS=OFF &&
+		build_ucode_users root &&
 		build_rpcd_mod_luci &&
 		XCFLAGS="-include $HERE/compat.h -I$HERE/shim -Wno-error=format-overflow" cm procd root -DJAIL_SUPPORT=OFF -DSECCOMP_SUPPORT=OFF \
 			-DUTRACE_SUPPORT=OFF -Dudebug_include_dir="$HERE/shim" -Dudebug="$SYS/lib/libubox.so"
+}
+
+# the daemons that link libucode: rpcd (its ucode plugin), uhttpd (its
+# ucode handler), lucihttp (its ucode module)
+build_ucode_users() {
+	XCFLAGS=$COMPAT cm rpcd "$1" -DIWINFO_SUPPORT=OFF -DFILE_SUPPORT=ON -DRPCSYS_SUPPORT=ON -DUCODE_SUPPORT=ON &&
+		XCFLAGS="$COMPAT -Wno-error=stringop-overread -Wno-error=format-truncation" \
+			cm uhttpd "$1" -DLUA_SUPPORT=OFF -DTLS_SUPPORT=ON -DUBUS_SUPPORT=ON -DUCODE_SUPPORT=ON &&
+		XCFLAGS=$COMPAT cm lucihttp "$1" -DBUILD_LUA=OFF -DBUILD_UCODE=ON -DBUILD_TESTS=OFF
+}
+
+# root-24.10: the finished root (first boot done) copied, then ucode at
+# 24.10's pin installed over master's, and every part that links libucode
+# rebuilt against it, so that rpcd, uhttpd and LuCI run on 24.10's ucode
+# as on a 24.10 router.  Master's ucode modules are removed first: one
+# that 24.10's ucode does not have (io) is then missing there, as on a
+# 24.10 router.
+build_root_2410() {
+	local r=$NEW/root-24.10
+	rm -rf "$r"
+	cp -a "$NEW/root" "$r"
+	rm -f "$r/usr/lib/libucode.so"* "$r/usr/bin/ucode"
+	find "$r/usr/lib/ucode" -name '*.so' -delete
+	build_ucode ucode-24.10 root-24.10 && build_uclient root-24.10 &&
+		build_luci_c root-24.10 && build_ucode_users root-24.10 || return 1
+	rm -rf "$r/usr/include" "$r/usr/lib/pkgconfig" "$r/usr/share/cmake" "$r/usr/lib/"*.a
 }
 
 # rpcd-mod-luci: its CMakeLists wants a newer cmake and libnl-tiny; the one

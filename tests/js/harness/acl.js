@@ -1,7 +1,7 @@
 /**
  * The app's rpcd ACL (root/usr/share/rpcd/acl.d/luci-app-reterm.json) as
- * a flat list of grants, and a check that what a view did in the fakes
- * stays within it:
+ * a flat list of grants, and a check that what a page asked the harness's
+ * router for stays within it:
  *
  *   import { aclGrants, aclViolations } from './harness/acl.js';
  *   aclGrants()          → ['luci-app-reterm read uci reterm', ...]
@@ -65,8 +65,8 @@ const FS_OP = { read: 'read', read_direct: 'read', lines: 'read', trimmed: 'read
 	write: 'write', remove: 'write', exec: 'exec', exec_direct: 'exec' };
 
 /**
- * What the fakes recorded that the ACL does not grant: uci configs loaded
- * (read) or changed (write), ubus calls, file operations.
+ * What the page asked the router for that the ACL does not grant: uci
+ * configs loaded (read) or changed (write), ubus calls, file operations.
  * @param {Object} h a harness from createHarness()
  * @returns {string[]}
  */

@@ -10,6 +10,7 @@ property of the flows, not of the shaper settings under test."""
 import json
 import os
 import statistics
+import subprocess
 
 from labkit import measure, mode, sh, topo
 
@@ -24,9 +25,16 @@ PAYLOAD, PACKET, OVERHEAD = 1448, 1500, 38
 
 
 def sqm_steps():
-    out = sh.run(["node", OPTS, "--wan", "rtr-wan", "--down-kbit", SHAPE_KBIT,
-                  "--up-kbit", SHAPE_KBIT, "--overhead", "ethernet", "--rtt", "internet"])
-    return json.loads(out)
+    """The Shaping view's plan for the link, or (None, why): shaping-opts.mjs
+    runs the view's modules on OpenWrt's LuCI and exits 3 without it."""
+    proc = subprocess.run(["node", OPTS, "--wan", "rtr-wan", "--down-kbit", str(SHAPE_KBIT),
+                           "--up-kbit", str(SHAPE_KBIT), "--overhead", "ethernet", "--rtt", "internet"],
+                          capture_output=True, text=True, timeout=120)
+    if proc.returncode == 3:
+        return None, proc.stderr.strip().splitlines()[0]
+    if proc.returncode != 0:
+        raise sh.CommandError("shaping-opts.mjs -> %d\n%s" % (proc.returncode, proc.stderr))
+    return json.loads(proc.stdout), None
 
 
 def apply_sqm(plan):
@@ -37,6 +45,9 @@ def apply_sqm(plan):
 
 
 def run():
+    plan, why = sqm_steps()
+    if plan is None:
+        return {"skipped": why}
     topo.build()
     topo.set_wan(RTT_MS, LINK_KBIT / 1000.0, limit=1000)
     server = measure.start_iperf_server()
@@ -48,7 +59,6 @@ def run():
         loaded, mbps = measure.latency_under_load("cli", topo.SRV4, topo.SRV4, streams=4,
                                                   omit=3)
         res["loaded_ms_unshaped"], res["unshaped_mbps"] = loaded, mbps
-        plan = sqm_steps()
         res["commands"] = len(plan["commands"])
         apply_sqm(plan)
         # the benchmark: three runs, medians (one run on a busy emulated VM

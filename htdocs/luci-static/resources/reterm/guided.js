@@ -4,6 +4,7 @@
 'require poll';
 'require reterm.units as units';
 'require reterm.latency as monitor';
+'require reterm.errtext as errtext';
 
 /*
  * The guided bufferbloat test as every view runs it: the one place that
@@ -154,7 +155,7 @@ function settle(p) {
 	return Promise.resolve(p).then(
 		(reply) => (reply === 0) ? {} : (toError(reply) || reply),
 		(e) => {
-			const msg = (e && e.message) ? e.message : String(e);
+			const msg = errtext.of(e);
 
 			return toError({ error: NO_OBJECT.test(msg) ? 'no_daemon' : 'rpc', message: msg });
 		});

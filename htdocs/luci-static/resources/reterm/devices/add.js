@@ -4,6 +4,7 @@
 'require dom';
 'require uci';
 'require reterm.devices.rows as devices';
+'require reterm.errtext as errtext';
 
 /*
  * The Devices page's "Add a device by MAC address" box. Adding stages a
@@ -22,7 +23,8 @@
  */
 
 const field = (id, title, widget) => E('div', { 'class': 'cbi-value' }, [
-	E('label', { 'class': 'cbi-value-title', 'for': id }, [ title ]),
+	/* LuCI's Textfield: the frame has the id, its <input> widget.<id> */
+	E('label', { 'class': 'cbi-value-title', 'for': 'widget.' + id }, [ title ]),
 	E('div', { 'class': 'cbi-value-field' }, [ widget ])
 ]);
 
@@ -100,7 +102,7 @@ const AddBox = baseclass.extend({
 			return true;
 		}, (e) => {
 			uci.remove('reterm', sid);
-			this.showError((e && e.message) || _('The device could not be added.'));
+			this.showError(errtext.of(e) || _('The device could not be added.'));
 			return false;
 		});
 	}

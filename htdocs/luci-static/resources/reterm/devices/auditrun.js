@@ -3,6 +3,7 @@
 'require rpc';
 'require poll';
 'require reterm.devices.audit as deviceaudit';
+'require reterm.errtext as errtext';
 
 /*
  * The window audit started from the Devices page: "Audit" in a device's
@@ -72,7 +73,7 @@ const Run = baseclass.extend({
 				poll.add(this.pollFn, POLL_S);
 			}
 		}, (e) => {
-			this.follow = { mac, running: false, error: failure({ message: e && e.message }) };
+			this.follow = { mac, running: false, error: failure({ message: errtext.of(e) }) };
 			this.onChange(mac);
 		});
 	},

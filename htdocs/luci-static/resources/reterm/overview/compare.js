@@ -5,6 +5,7 @@
 'require reterm.latency as monitor';
 'require reterm.guided as testrun';
 'require reterm.overview.result as overviewresult';
+'require reterm.errtext as errtext';
 
 /*
  * The Overview's before/after panel: two stored results side by side
@@ -154,7 +155,7 @@ const ComparePanel = baseclass.extend({
 
 			dom.content(this.el.out, c ? comparison(c) : []);
 		}).catch((e) => {
-			dom.content(this.el.out, note('warning', _('Could not load the results: %s').format(e.message)));
+			dom.content(this.el.out, note('warning', _('Could not load the results: %s').format(errtext.of(e))));
 		});
 	},
 

@@ -3,6 +3,7 @@
 'require dom';
 'require reterm.guided as testrun';
 'require reterm.overview.result as overviewresult';
+'require reterm.errtext as errtext';
 
 /*
  * The Overview's test panel: the guided bufferbloat test (through
@@ -150,7 +151,7 @@ const TestPanel = baseclass.extend({
 		this.el.start.disabled = true;
 
 		return Promise.resolve().then(() => this.opts.stage()).then(() => testrun.start(args), (e) => ({
-			error: 'not_saved', text: _('The test settings could not be saved: %s').format(e.message)
+			error: 'not_saved', text: _('The test settings could not be saved: %s').format(errtext.of(e))
 		})).then((reply) => {
 			if (!reply.error) {
 				this.message(testrun.startedText(reply) ? 'info' : null, testrun.startedText(reply));

@@ -10,6 +10,7 @@
 'require reterm.devices.add as deviceadd';
 'require reterm.devices.live as devicelive';
 'require reterm.devices.auditrun as auditrun';
+'require reterm.errtext as errtext';
 
 /*
  * Network → Re-termination → Devices: which LAN devices get their TCP
@@ -84,7 +85,7 @@ return view.extend({
 			devicelive.hosts().then((hosts) => {
 				return { hosts: hosts };
 			}, (e) => {
-				return { error: e.message };
+				return { error: errtext.of(e) };
 			})
 		]);
 	},
@@ -305,10 +306,10 @@ return view.extend({
 		}, (e) => {
 			if (!self.liveError)
 				notify.show(null, E('p', {}, [
-					_('Live numbers of the re-terminated devices are unavailable: %s. Retrying while this page is open.').format(e.message)
+					_('Live numbers of the re-terminated devices are unavailable: %s. Retrying while this page is open.').format(errtext.of(e))
 				]), 'warning');
 
-			self.liveError = e.message;
+			self.liveError = errtext.of(e);
 		}).then(() => {
 			live.forEach((r) => {
 				const node = self.map.findElement('id', 'reterm-live-' + r.key);
@@ -359,7 +360,7 @@ return view.extend({
 				self.refreshNotes();
 			});
 		}, (e) => {
-			self.hostsError = e.message;
+			self.hostsError = errtext.of(e);
 			self.dropHostsError();
 			self.showHostsError();
 		});

@@ -21,7 +21,8 @@
 import { readfile, popen } from 'fs';
 import { cursor } from 'uci';
 import { connect } from 'ubus';
-import { load as load_config, DEFAULTS } from 'reterm.config';
+import { load as load_config } from 'reterm.config';
+import { DEFAULTS } from 'reterm.defaults';
 import * as v from 'reterm.validate';
 import { error } from 'reterm.reply';
 import * as H from 'reterm.api.hosts';

@@ -19,21 +19,10 @@
 
 import * as v from 'reterm.validate';
 import * as fwpolicy from 'reterm.fwpolicy';
+import { DEFAULTS } from 'reterm.defaults';
 
 const KIB = 1024;
 const MIB = 1024 * 1024;
-
-// Defaults of the global section; keep in sync with /etc/config/reterm.
-export const DEFAULTS = {
-	enabled: '0',
-	port: '15001',
-	mark: '0x10000000',
-	mask: '0x10000000',
-	table: '100',
-	maxconn: '',
-	lan_device: 'br-lan',
-	ipv6: '1'
-};
 
 function clamp(x, lo, hi) {
 	return (x < lo) ? lo : ((x > hi) ? hi : x);

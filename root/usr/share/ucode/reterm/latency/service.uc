@@ -60,7 +60,7 @@ export const load_config = settings.load_config, load_policy = settings.load_pol
 //             guided test, answered later from the loop
 //             (reterm.latency.test.resolve); without it names are refused
 //   policy    () -> load_policy() output, optional (default: no admin
-//             test server, proxy port 15001)
+//             test server, the default proxy port)
 //   run       (argv, cb(exit code | null)): a command without a shell,
 //             answered from the loop (the shaping pause runs sqm-scripts'
 //             run.sh); without it test_start refuses pause_shaping

@@ -30,9 +30,10 @@
 'use strict';
 
 import * as struct from 'struct';
+import { DEFAULTS } from 'reterm.defaults';
 
 const PORTS = [ 80, 443, 8080 ];
-export const PROXY_PORT = 15001;
+export const PROXY_PORT = +DEFAULTS.port;
 
 // [ prefix, length, what ] (what: for the log)
 const V4 = [
