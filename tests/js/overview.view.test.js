@@ -297,7 +297,7 @@ describe('guided test', () => {
 		const p = await page({ start: () => ({ error: 'too_soon', wait_s: 17, message: 'the last test ended 13 s ago' }),
 			latency: { download_url: DL, upload_url: UL } });
 		await click(p.q('.reterm-ov-start'));
-		expect(p.text('.reterm-ov-test-msg')).toBe('The last test ended only a moment ago: wait 17 s and start again.');
+		expect(p.text('.reterm-ov-test-msg')).toBe('A test was started or tried only a moment ago: wait 17 s and start again.');
 		expect(p.q('.reterm-ov-start').disabled).toBe(false);
 	});
 

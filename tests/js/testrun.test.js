@@ -66,7 +66,7 @@ describe('settle and error', () => {
 	it('keeps too_soon\'s wait in whole seconds and says it', async () => {
 		const e = await run.settle(Promise.resolve({ error: 'too_soon', wait_s: 16.2, message: 'the last test ended 13 s ago' }));
 		expect(e.wait_s).toBe(17);
-		expect(e.text).toBe('The last test ended only a moment ago: wait 17 s and start again.');
+		expect(e.text).toBe('A test was started or tried only a moment ago: wait 17 s and start again.');
 		expect(run.error({ error: 'too_soon', wait_s: 'x' }).wait_s).toBe(0);
 	});
 });
@@ -78,7 +78,7 @@ describe('errorText', () => {
 		expect(run.errorText({ error: 'invalid_argument', message: "argument 'streams' must be an integer 1-16" }))
 			.toBe("The router refused the test settings: argument 'streams' must be an integer 1-16");
 		expect(run.errorText({ error: 'ubus', status: 3 })).toMatch(/ubus status 3/);
-		expect(run.errorText({ error: 'too_soon', wait_s: 7 })).toBe('The last test ended only a moment ago: wait 7 s and start again.');
+		expect(run.errorText({ error: 'too_soon', wait_s: 7 })).toBe('A test was started or tried only a moment ago: wait 7 s and start again.');
 		expect(run.errorText({ error: 'target_refused' })).toMatch(/reterm_admin/);
 		expect(run.errorText({ error: 'odd', message: 'something' })).toBe('something');
 		expect(run.errorText(null)).toBeNull();

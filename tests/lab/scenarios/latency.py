@@ -125,7 +125,7 @@ def failures(ucode, ca, res):
         srv.kill()
     r = guided(ucode, urls=False)
     res["fail_down_code"], msg = first(r)
-    res["fail_down_named"] = int(("Cloudflare speed test: no connection to %s" % ENDPOINT_HOST) in msg)
+    res["fail_down_named"] = int(("Cloudflare speed test: no answer from %s" % ENDPOINT_HOST) in msg)
     srv = httpsd(ca, "--status", "403")
     try:
         r = guided(ucode, urls=False)

@@ -40,7 +40,7 @@ function world(o) {
 			return { cancel: () => t.cancel() };
 		},
 		check: (q, cb) => {
-			push(checks, { url: q.url.url, dir: q.dir, ca: q.ca, referer: q.referer?.url, name: q.name });
+			push(checks, { url: q.url.url, dir: q.dir, ca: q.ca, referer: q.referer?.url, name: q.name, uniform: q.uniform });
 
 			let kind = o.check?.[`${q.url.host} ${q.dir}`];
 			let t = s.timer(200, () => cb(kind ? failure(kind, q.url, q.name, q.ca) : null));
@@ -74,8 +74,8 @@ let r = start(w, {});
 c.eq('no URL: started on the first endpoint', [ r.started, r.endpoint, r.tried ],
 	[ true, { id: 'cloudflare', name: 'Cloudflare speed test' }, [] ]);
 c.eq('asked once per direction, with the CA file and the Referer', w.checks, [
-	{ url: 'https://speed.cloudflare.com/__down?bytes=25000000', dir: 'down', ca: CA, referer: 'https://speed.cloudflare.com/', name: 'Cloudflare speed test' },
-	{ url: 'https://speed.cloudflare.com/__up', dir: 'up', ca: CA, referer: 'https://speed.cloudflare.com/', name: 'Cloudflare speed test' } ]);
+	{ url: 'https://speed.cloudflare.com/__down?bytes=25000000', dir: 'down', ca: CA, referer: 'https://speed.cloudflare.com/', name: 'Cloudflare speed test', uniform: false },
+	{ url: 'https://speed.cloudflare.com/__up', dir: 'up', ca: CA, referer: 'https://speed.cloudflare.com/', name: 'Cloudflare speed test', uniform: false } ]);
 w.s.advance(8000);
 c.eq('the download load gets https, the checked addresses, CA, Referer, the test length', w.loads[0],
 	{ dir: 'down', url: 'https://speed.cloudflare.com/__down?bytes=25000000', scheme: 'https', addrs: [ CF4, CF6 ],
@@ -92,7 +92,8 @@ for (let f in [
 	[ 'wrong CA', 'tls_verify', 'tls_failed', /certificate of speed\.cloudflare\.com could not be verified/ ],
 	[ 'throttled', 'http_403', 'throttled', /refused the test \(HTTP 403\)/ ],
 	[ 'too many requests', 'http_429', 'throttled', /HTTP 429/ ],
-	[ 'endpoint down', 'connect', 'unreachable', /no connection to speed\.cloudflare\.com port 443/ ],
+	[ 'endpoint down', 'connect', 'unreachable', /no answer from speed\.cloudflare\.com: retry/ ],
+	[ 'endpoint silent', 'timeout', 'unreachable', /no answer from speed\.cloudflare\.com: retry/ ],
 	[ 'certificate for another name', 'tls_name', 'tls_failed', /not for that name/ ]
 ]) {
 	w = world({ names: NAMES, check: { 'speed.cloudflare.com down': f[1] } });
@@ -142,6 +143,12 @@ w = world({ names: { 'speed.example.net': [ '93.184.216.34' ] }, check: { 'speed
 r = start(w, { download_url: 'https://speed.example.net/dl', upload_url: 'https://speed.example.net/ul' });
 c.eq('custom https:// URL throttled: its own error, no fallback', [ r.error, r.tried ], [ 'throttled', [] ]);
 c.ok('... the message names the host', index(r.message, 'speed.example.net refused the test (HTTP 429)') >= 0);
+c.eq('... checked as a caller\'s own URL: no answer is told at one time (uniform)', map(w.checks, (q) => q.uniform), [ true, true ]);
+c.eq('... and the gap follows a failed check too: too_soon', start(w, {})?.error, 'too_soon');
+
+w = world({ names: {} });
+start(w, {});
+c.eq('the gap follows no_endpoint too', start(w, { endpoint: 'tele2' })?.error, 'too_soon');
 
 for (let bad in [
 	[ { download_url: 'http://93.184.216.34/x' }, /go together/ ],

@@ -22,6 +22,7 @@
 'use strict';
 
 import * as S from 'reterm.latency.service';
+import * as T from 'reterm.latency.target';
 import { checker, sim, prober, load, memfs } from 'sim';
 import { cursor } from 'uci';
 
@@ -56,6 +57,34 @@ const IF6 = `00000000000000000000000000000001 01 80 10 80       lo
 fe800000000000000000000000000001 05 40 20 80   br-lan
 2a0212345678ff000000000000000002 03 80 00 80     eth1
 `;
+// its routes (/proc/net/ipv6_route, /proc/net/route): the defaults out of
+// eth1 (one source-specific), the ISP's route for 2001:4860::/32 there,
+// the delegated 2a02:1234:5678::/56 unreachable but for the LAN's /64, a
+// /60 of it delegated on to a router behind the LAN, a WireGuard peer's
+// 2a05:abcd::/48, a public IPv4 /29 routed to a LAN host, a blackholed
+// 9.9.9.0/24; reterm's own "local default dev lo" in its table and the
+// kernel's null route
+const ROUTE6 = `00000000000000000000000000000000 00 00000000000000000000000000000000 00 00000000000000000000000000000000 00000400 00000001 00000000 80000001       lo
+00000000000000000000000000000000 00 2a021234567800000000000000000000 38 fe800000000000000000000000000001 00000400 00000001 00000000 00000003     eth1
+20014860000000000000000000000000 20 00000000000000000000000000000000 00 fe800000000000000000000000000001 00000400 00000001 00000000 00000003     eth1
+2a021234567800010000000000000000 40 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000004 00000000 00000001   br-lan
+2a021234567800100000000000000000 3c 00000000000000000000000000000000 00 fe800000000000000000000000000099 00000400 00000001 00000000 00000003   br-lan
+2a021234567800000000000000000000 38 00000000000000000000000000000000 00 00000000000000000000000000000000 00000400 00000001 00000000 00200200       lo
+2a05abcd000000000000000000000000 30 00000000000000000000000000000000 00 00000000000000000000000000000000 00000400 00000001 00000000 00000001      wg0
+fe800000000000000000000000000000 40 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000001   br-lan
+00000000000000000000000000000000 00 00000000000000000000000000000000 00 fe800000000000000000000000000001 00000400 00000001 00000000 00000003     eth1
+2a021234567800010000000000000001 80 00000000000000000000000000000000 00 00000000000000000000000000000000 00000000 00000003 00000000 80200001   br-lan
+ff000000000000000000000000000000 08 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000003 00000000 00000001   br-lan
+00000000000000000000000000000000 00 00000000000000000000000000000000 00 00000000000000000000000000000000 ffffffff 00000002 00000000 00200200       lo
+`;
+const ROUTE4 = `Iface	Destination	Gateway 	Flags	RefCnt	Use	Metric	Mask		MTU	Window	IRTT
+eth1	00000000	A1450251	0003	0	0	0	00000000	0	0	0
+br-lan	00070605	3201A8C0	0003	0	0	0	F8FFFFFF	0	0	0
+*	00090909	00000000	0001	0	0	0	00FFFFFF	0	0	0
+eth1	A0450251	00000000	0001	0	0	0	E0FFFFFF	0	0	0
+br-lan	0001A8C0	00000000	0001	0	0	0	00FFFFFF	0	0	0
+`;
+const PROC = { '/proc/net/fib_trie': FIB, '/proc/net/if_inet6': IF6, '/proc/net/ipv6_route': ROUTE6, '/proc/net/route': ROUTE4 };
 
 const PUBLIC4 = '93.184.216.34', PUBLIC6 = '2606:4700::1111';
 
@@ -67,7 +96,7 @@ function world(o) {
 		clock: s.clock,
 		timer: s.timer,
 		prober: prober(s, () => 20),
-		readfile: (p) => (p == '/proc/net/fib_trie') ? FIB : (p == '/proc/net/if_inet6') ? IF6 : null,
+		readfile: (p) => PROC[p],
 		qdisc: { show: (cb) => cb(null), close: () => null },
 		load: (dir, url, streams) => {
 			push(loads, { dir, host: url.host, port: url.port, addrs: url.addrs });
@@ -152,6 +181,16 @@ let refused = [
 	[ 'http://81.2.69.191/', "the WAN link's broadcast" ],
 	[ 'http://[2a02:1234:5678:1::50]/', "a LAN host's global IPv6 address" ],
 	[ 'http://[2a02:1234:5678:1::1]/', "the router's LAN IPv6 address" ],
+	[ 'http://[64:ff9b::5102:45aa]/', "NAT64 of the router's WAN address" ],
+	[ 'http://[::ffff:81.2.69.170]/', "the router's WAN address, IPv4-mapped" ],
+	[ 'http://[2002:5102:45aa::1]/', "6to4 of the router's WAN address" ],
+	[ 'http://[64:ff9b::5102:45a1]/', "NAT64 of a host on the router's WAN link" ],
+	[ 'http://[2a02:1234:5678:10::5]/', 'behind a router on the LAN (a /60 of the delegated prefix routed there)' ],
+	[ 'http://[2a02:1234:5678:ff::1]/', 'the delegated prefix outside the LAN (unreachable route)' ],
+	[ 'http://[2a05:abcd::1]/', "a WireGuard peer's network" ],
+	[ 'http://5.6.7.1/', 'a public IPv4 /29 routed to a LAN host' ],
+	[ 'http://[64:ff9b::506:701]/', 'NAT64 of the /29 routed to a LAN host' ],
+	[ 'http://9.9.9.9/', 'a blackholed network' ],
 	[ `http://${PUBLIC4}:22/`, 'port 22' ],
 	[ `http://${PUBLIC4}:15001/`, 'port 15001' ],
 	[ `http://${PUBLIC4}:8081/`, 'port 8081' ],
@@ -167,8 +206,8 @@ for (let r in refused) {
 	c.eq(`... nothing loaded, the prober not taken (${r[0]})`, [ length(w.loads), w.m.test_status({}).state ], [ 0, 'idle' ]);
 	messages[now?.message ?? 'none'] = true;
 
-	// as the upload URL too
-	let up = start(w, urls(`http://${PUBLIC4}/bytes/1`, r[0]))[0];
+	// as the upload URL too (a new router: a refusal starts the gap)
+	let up = start(world(), urls(`http://${PUBLIC4}/bytes/1`, r[0]))[0];
 
 	c.eq(`refused as the upload URL: ${r[0]}`, up?.error, 'target_refused');
 }
@@ -187,10 +226,25 @@ let lw = world();
 start(lw, urls('http://10.0.0.2/bytes/1', `http://${PUBLIC4}/upload`));
 c.ok(sprintf('the reason goes to the log (%J)', lw.logs), length(filter(lw.logs, (l) => index(l, '10.0.0.2') >= 0 && index(l, 'private') >= 0)) == 1);
 
+for (let r in [ [ 'http://[2a02:1234:5678:10::5]/', 'routed by this router to br-lan, not to the Internet (2a02:1234:5678:10::/60)' ],
+                [ 'http://[64:ff9b::5102:45aa]/', "81.2.69.170 inside: this router's own address" ],
+                [ 'http://[2a02:1234:5678:ff::1]/', 'in 2a02:1234:5678::/56, which this router does not route' ] ]) {
+	let rw = world();
+
+	start(rw, urls(r[0], `http://${PUBLIC4}/upload`));
+	c.ok(sprintf('the log says why %s is refused (%J)', r[0], rw.logs), length(filter(rw.logs, (l) => index(l, r[1]) >= 0)) == 1);
+}
+
+// /proc/net/route on a big-endian router prints addresses in network order
+c.eq('routes: /proc/net/route of a big-endian router', T.routes(null,
+	'br-lan\t05060700\tC0A80132\t0003\t0\t0\t0\tFFFFFFF8\t0\t0\t0\n', false),
+	[ { net: [ 5, 6, 7, 0 ], len: 29, dev: 'br-lan', reject: false } ]);
+
 // ---- allowed targets ---------------------------------------------------------------
 
 for (let u in [ `http://${PUBLIC4}/bytes/1`, `http://${PUBLIC4}:443/x`, `http://${PUBLIC4}:8080/x`, `http://[${PUBLIC6}]/x`,
-                'http://1.1.1.1/', 'http://[2a00:1450:4001::200e]/', `http://[64:ff9b::5db8:d822]/` ]) {
+                'http://1.1.1.1/', 'http://[2a00:1450:4001::200e]/', `http://[64:ff9b::5db8:d822]/`,
+                'http://[2001:4860:4860::8888]/' ]) {
 	let w = world();
 	let now = start(w, urls(u, u))[0];
 
@@ -247,7 +301,7 @@ hw.s.advance(4000);
 c.eq('a resolver that hangs: no reply yet after 4 s', [ h0, h1() ], [ null, null ]);
 hw.s.advance(3000);
 c.eq('... refused by 7 s, the same text', [ h1()?.error, h1()?.message ], [ 'target_refused', text ]);
-c.eq('... and a new test can start at once (no gap after a refusal)', start(hw, urls(`http://${PUBLIC4}/`))[0]?.started, true);
+c.eq('... and the gap follows it: too_soon', start(hw, urls(`http://${PUBLIC4}/`))[0]?.error, 'too_soon');
 
 let noreply = world({ names }).m.test_start(urls('http://speed.example.net/x'));
 
@@ -269,11 +323,13 @@ c.eq('admin server by name, resolving to a private address', [ n0, n1()?.started
 let aw3 = world({ servers: [ '10.0.0.2', '127.0.0.1' ] });
 
 c.eq('admin server on loopback: never the proxy listener port', start(aw3, urls('http://127.0.0.1:15001/'))[0]?.error, 'target_refused');
+aw3.s.advance(30000);
 c.eq('... another port of it is fine', start(aw3, urls('http://127.0.0.1:8081/bytes/1'))[0]?.started, true);
 
 let aw4 = world({ servers: [ '10.0.0.2' ] });
 
 c.eq('a private address not named there is still refused', start(aw4, urls('http://10.0.0.3/'))[0]?.error, 'target_refused');
+aw4.s.advance(30000);
 c.eq('the named server does not open the other URL', start(aw4, urls('http://10.0.0.2/', 'http://10.0.0.3/'))[0]?.error, 'target_refused');
 
 // ---- one at a time, then a gap -------------------------------------------------------------
@@ -299,6 +355,33 @@ gw.m.test_stop({});
 c.eq('gap: also after a stopped test', start(gw, urls(`http://${PUBLIC4}/bytes/1`))[0]?.error, 'too_soon');
 gw.s.advance(30000);
 c.eq('gap: ... until 30 s after the stop', start(gw, urls(`http://${PUBLIC4}/bytes/1`))[0]?.started, true);
+
+// every attempt, not only a test that ran: a refused or failed start is
+// followed by the same gap (a caller cannot try targets back to back);
+// an argument error is no attempt
+for (let a in [
+	[ 'a port refused at once', urls(`http://${PUBLIC4}:22/`) ],
+	[ 'an address refused', urls('http://10.0.0.2/') ],
+	[ 'a name that does not resolve', urls('http://nonexistent.example.net/') ],
+	[ 'a name resolving to a private address', urls('http://intranet.example.net/') ]
+]) {
+	let w = world({ names });
+	let ab = start(w, a[1]);
+
+	w.s.advance(1000);
+
+	let first = ab[0] ?? ab[1](), next = start(w, urls(`http://${PUBLIC4}/bytes/1`))[0];
+
+	c.eq(`gap after ${a[0]}: target_refused, then too_soon with 29-30 s to wait`,
+		[ first?.error, next?.error, next?.wait_s >= 29 && next?.wait_s <= 30 ], [ 'target_refused', 'too_soon', true ]);
+	w.s.advance(30000);
+	c.eq(`... and 30 s after it: starts (${a[0]})`, start(w, urls(`http://${PUBLIC4}/bytes/1`))[0]?.started, true);
+}
+
+let iw = world();
+
+c.eq('an argument error is no attempt: no gap after it', [ iw.m.test_start({ download_url: `http://${PUBLIC4}/x` }, () => null)?.error,
+	start(iw, urls(`http://${PUBLIC4}/bytes/1`))[0]?.started ], [ 'invalid_argument', true ]);
 
 // ---- where the admin names it -----------------------------------------------------------
 

@@ -14,10 +14,11 @@
 #   latency/daemon      reterm-latencyd on a private ubusd: the published object,
 #                       status, samples rows, an argument error, the guided
 #                       test's target rules through real ubus (a refused
-#                       loopback target, a host name answered by a deferred
-#                       reply after resolution in a child process, the
-#                       admin's test server in reterm_admin, busy,
-#                       too_soon) (root, ubusd, ubus, python3)
+#                       loopback target, too_soon after it, then a host
+#                       name answered by a deferred reply after resolution
+#                       in a child process, the admin's test server in
+#                       reterm_admin, busy, too_soon) (root, ubusd, ubus,
+#                       python3)
 #   latency/tls         the HTTPS load and its checks against a local HTTPS
 #                       server and a throwaway CA (tests/ucode/latency/tls.sh;
 #                       root, python3, openssl, ucode-mod-uclient); with tc
@@ -27,7 +28,11 @@
 #                       latency/tls-rcvbuf (download connections start with
 #                       the receive buffer the kernel's tuning may reach);
 #                       latency/tls-silent-client (the lab's HTTPS server
-#                       answers beside a client that never handshakes)
+#                       answers beside a client that never handshakes),
+#                       latency/tls-target (closed, dropped, silent and
+#                       non-TLS ports read the same; a name resolving
+#                       elsewhere than the checked address is not
+#                       connected to)
 #   latency/daemon-exit reterm-latencyd's ways out with adaptive shaping on
 #                       (tests/ucode/latency/exit.sh; root, ubusd, ubus)
 #   latency/icmp-flood  the icmp prober's raw sockets under `ping -f` from a
@@ -177,9 +182,9 @@ assert all(x[c.index("sent")] >= 1 and x[c.index("lost")] == 0 for x in rows), r
 			'{"download_url":"http://127.0.0.1/bytes/1","upload_url":"http://127.0.0.1/upload"}' >"$d/loop.json" &&
 		grep -q '"error": "target_refused"' "$d/loop.json" &&
 		ubus -s "$sock" call reterm.latency test_start \
-			'{"download_url":"http://localhost:15001/","upload_url":"http://localhost:15001/"}' >"$d/proxy.json" &&
-		grep -q '"error": "target_refused"' "$d/proxy.json" &&
-		cmp -s <(grep message "$d/loop.json") <(grep message "$d/proxy.json") &&
+			'{"download_url":"http://localhost:9/bytes/1","upload_url":"http://localhost:9/upload"}' >"$d/gap.json" &&
+		grep -q '"error": "too_soon"' "$d/gap.json" &&
+		sleep "$(sed -n 's/.*"wait_s": \([0-9]*\).*/\1/p' "$d/gap.json")" &&
 		ubus -s "$sock" call reterm.latency test_start \
 			'{"download_url":"http://localhost:9/bytes/1","upload_url":"http://localhost:9/upload"}' >"$d/named.json" &&
 		grep -q '"started": true' "$d/named.json" &&

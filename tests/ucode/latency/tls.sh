@@ -6,6 +6,18 @@
 # openssl now (tests/lab/labkit/tlsca.py), in a mount namespace whose
 # /etc/hosts maps speed.test to the loopback addresses.
 
+# wait_listen PORT...: until something listens on each TCP port (python
+# starts slowly on a busy machine), at most 10 s
+wait_listen() {
+	local p i
+	for p in "$@"; do
+		for i in $(seq 50); do
+			ss -Hltn "sport = :$p" | grep -q . && break
+			sleep 0.2
+		done
+	done
+}
+
 tls_test() {
 	local why= d=$TMP/tls
 	if [ -z "$UCODE" ]; then why="ucode not found"
@@ -16,7 +28,7 @@ tls_test() {
 		why="ucode-mod-uclient not found"
 	fi
 	if [ -n "$why" ]; then
-		for t in tls tls-upload tls-slow-answer tls-rcvbuf tls-silent-client; do
+		for t in tls tls-upload tls-slow-answer tls-rcvbuf tls-silent-client tls-target; do
 			skipped "latency/$t" "$why"
 		done
 		return
@@ -26,13 +38,13 @@ tls_test() {
 	( cd "$ROOT/tests/lab" && python3 -c "from labkit import tlsca
 tlsca.make('$d', 'speed.test')
 tlsca.make('$d', 'speed.test', tag='other')" ) || { notok "latency/tls (openssl CA)"; return; }
-	printf '127.0.0.1 speed.test\n::1 speed.test\n' >"$d/hosts"
+	printf '127.0.0.1 speed.test rebind.test\n::1 speed.test rebind.test\n' >"$d/hosts"
 	local port=18443 p403=18444
 	python3 "$ROOT/tests/lab/labkit/httpsd.py" $port "$d/lab-cert.pem" "$d/lab-key.pem" >"$d/srv.log" 2>&1 &
 	echo $! >"$d/srv.pid"
 	python3 "$ROOT/tests/lab/labkit/httpsd.py" $p403 "$d/lab-cert.pem" "$d/lab-key.pem" --status 403 >"$d/srv403.log" 2>&1 &
 	echo $! >"$d/srv403.pid"
-	sleep 1
+	wait_listen $port $p403
 	if RETERM_TLS_PORT=$port RETERM_TLS_403_PORT=$p403 RETERM_TLS_CA=$d/lab-ca.pem RETERM_TLS_OTHER_CA=$d/other-ca.pem \
 	   unshare -m sh -c 'mount --bind "$1" /etc/hosts && shift && exec "$@"' sh "$d/hosts" \
 	   "$UCODE" -L "$MODS" -L "$MON" "$MON/tls_live.uc" >"$d/log" 2>&1; then
@@ -47,6 +59,7 @@ tlsca.make('$d', 'speed.test', tag='other')" ) || { notok "latency/tls (openssl 
 	tls_slow_answer_test "$d"
 	tls_rcvbuf_test "$d"
 	tls_silent_client_test "$d"
+	tls_target_test "$d"
 }
 
 # tls_ns DIR NAME [httpsd.py options] <BODY: the sh code on stdin run in a
@@ -65,7 +78,7 @@ tls_ns() {
 		mount --bind "$D/hosts" /etc/hosts || exit 3
 		python3 "$ROOT/tests/lab/labkit/httpsd.py" 18445 "$D/lab-cert.pem" "$D/lab-key.pem" "$@" >"$D/srv-ns.log" 2>&1 &
 		srv=$!
-		sleep 1
+		for i in $(seq 50); do ss -Hltn 'sport = :18445' | grep -q . && break; sleep 0.2; done
 		EOS
 		cat
 		printf 'kill $srv 2>/dev/null\nexit 0\n'
@@ -210,5 +223,37 @@ tls_silent_client_test() {
 		ok "latency/tls-silent-client (answered beside a client that never handshakes)"
 	else
 		notok "latency/tls-silent-client (no answer while another client held its handshake: $(printf '%s\n' "$out" | grep -v '^p ' | tr '\n' ' '))"
+	fi
+}
+
+# latency/tls-target: what an HTTPS check tells about a target and where it
+# connects (tests/ucode/latency/tls_target_live.uc), in tls_ns with TCP
+# port 18452 dropped by nft: a closed, a dropped, a silent and a non-TLS
+# port read the same, for a caller's own URL also at the same time; a name
+# that resolves elsewhere than the checked address is not connected to.
+tls_target_test() {
+	local d=$1 out
+	if ! command -v tc >/dev/null 2>&1 || ! command -v nft >/dev/null 2>&1; then
+		skipped latency/tls-target "tc or nft not found"
+		return
+	fi
+	out=$(tls_ns "$d" target <<-'EOS'
+	nft add table inet reterm_test && nft add chain inet reterm_test out '{ type filter hook output priority 0; }' &&
+		nft add rule inet reterm_test out tcp dport 18452 drop || exit 3
+	RETERM_TLS_PORT=18445 RETERM_TLS_CA=$D/lab-ca.pem "$UCODE" -L "$MODS" -L "$ROOT/tests/ucode/latency" \
+		"$ROOT/tests/ucode/latency/tls_target_live.uc" >"$D/target.log" 2>&1
+	echo "rc=$?"
+	EOS
+	)
+	case $? in
+	3) skipped latency/tls-target "no tbf qdisc, nft or namespace here"; return ;;
+	0) ;;
+	*) notok "latency/tls-target (the namespace script failed)"; sed 's/^/#   /' "$d/target.err"; return ;;
+	esac
+	if [ "$out" = "rc=0" ]; then
+		ok "latency/tls-target ($(tail -n1 "$d/target.log"))"
+	else
+		notok "latency/tls-target"
+		sed 's/^/#   /' "$d/target.log"
 	fi
 }

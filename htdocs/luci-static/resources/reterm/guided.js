@@ -109,7 +109,7 @@ function errorText(err) {
 	case 'target_refused':
 		return _('The router refused the test server: test servers must be public Internet addresses on port 80, 443 or 8080. A server on the local network can only be allowed by the router\'s administrator (option test_server in /etc/config/reterm_admin).');
 	case 'too_soon':
-		return _('The last test ended only a moment ago: wait %d s and start again.').format(+err.wait_s || 0);
+		return _('A test was started or tried only a moment ago: wait %d s and start again.').format(+err.wait_s || 0);
 	case 'ubus':
 		return _('The router\'s reterm API is not available (ubus status %d). Is luci-app-reterm installed completely, and rpcd restarted after installing it?').format(err.status);
 	}

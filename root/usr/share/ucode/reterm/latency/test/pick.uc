@@ -115,7 +115,9 @@ export function pick(env, cands, pol, refuse, done) {
 		if (type(env.check) != 'function')
 			return failed(c, error('tls_failed', `${c.name}: HTTPS is not possible here`));
 
-		push(cur.jobs, env.check({ url: u, dir: DIRS[k][1], ca: pol.ca_file, referer: c.referer, name: c.name },
+		// a caller's own URL: no answer is told at one time (tlsload check)
+		push(cur.jobs, env.check({ url: u, dir: DIRS[k][1], ca: pol.ca_file, referer: c.referer, name: c.name,
+		                           uniform: c.id == null },
 			(err) => {
 				if (over || cur.cand !== c)
 					return;
@@ -133,7 +135,8 @@ export function pick(env, cands, pol, refuse, done) {
 
 		cur.guard?.cancel();
 		cur.guard = null;
-		pol.own = target.own(env.readfile?.('/proc/net/fib_trie'), env.readfile?.('/proc/net/if_inet6'));
+		pol.own = target.own(env.readfile?.('/proc/net/fib_trie'), env.readfile?.('/proc/net/if_inet6'),
+		                     env.readfile?.('/proc/net/ipv6_route'), env.readfile?.('/proc/net/route'));
 
 		for (let d in DIRS) {
 			let u = c[d[0]];

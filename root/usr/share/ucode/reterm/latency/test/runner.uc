@@ -18,9 +18,12 @@ import * as endpoints from 'reterm.latency.test.endpoints';
 import { pick } from 'reterm.latency.test.pick';
 import { CA_FILE } from 'reterm.latency.settings';
 
-// the guided test: a gap after each test (ended or stopped) before the
-// next may start; how long a name may take to resolve (the resolver's
-// own limit and a little) is reterm.latency.test.pick's
+// the guided test: a gap after each attempt before the next may start:
+// after a test (ended or stopped) and after a start that the target
+// checks refused or that found no working server, so that a caller
+// cannot try one target after another; how long a name may take to
+// resolve (the resolver's own limit and a little) is
+// reterm.latency.test.pick's
 const TEST_GAP_MS = 30000;
 
 // test_start's one answer for every refused target (the reason goes to
@@ -42,7 +45,7 @@ export function create(env, cfg, hooks) {
 	let saved = store.open(env.fs, { timer: env.timer, clock: env.clock, fsync: env.fsync, log: (m) => env.log?.(m) });
 	let test = null, results = saved.list();
 	let starting = null;	// a test_start waiting for name resolution or the pause
-	let last_end = null;	// mono ms when the last test ended
+	let last_end = null;	// mono ms when the last test or attempt ended
 	let shaping = pause.create({ run: env.run, fs: env.fs, clock: env.clock, timer: env.timer,
 	                             log: (m) => env.log?.(m), pid: env.pid, guard: env.guard });
 
@@ -72,6 +75,7 @@ export function create(env, cfg, hooks) {
 
 	function refuse(url, why) {
 		log(sprintf('test_start refused: %s: %s', url.url, why));
+		last_end = env.clock.mono();
 
 		return error('target_refused', REFUSED_TEXT);
 	}
@@ -176,7 +180,7 @@ export function create(env, cfg, hooks) {
 				let wait = gap_left();
 
 				if (wait > 0)
-					return { ...error('too_soon', 'the last test ended less than %d s ago: wait %d s and start again',
+					return { ...error('too_soon', 'the last test or test start ended less than %d s ago: wait %d s and start again',
 					                  int(gap_ms / 1000), wait), wait_s: wait };
 
 				if ((u.download_url == null) != (u.upload_url == null))
@@ -215,6 +219,10 @@ export function create(env, cfg, hooks) {
 						return;
 
 					starting = null;
+
+					// no test: the gap follows the attempt
+					if (r?.error)
+						last_end = env.clock.mono();
 
 					if (inside)
 						answer = r;

@@ -11,13 +11,20 @@
 //   g.bytes() / g.status() / g.stop()      as reterm.latency.test.load
 //   g.usage()  { cpu_ms, hwm_kb } of the child, as it last reported
 //
-//   check(env, { url, dir, ca, referer, addrs }, cb)
-//       one request through the same client (a 1000-byte POST for up):
-//       cb(null) when it answered 200, else cb({ error, message, kind })
+//   check(env, { url, dir, ca, referer, name, uniform }, cb)
+//       one request through the same client (a 1000-byte POST for up) to
+//       url.addrs (the checked addresses): cb(null) when it answered 200,
+//       else cb({ error, message, kind }).  uniform (a caller's own URL):
+//       a failure to get any answer is told when the check's whole limit
+//       is over, whenever it happened, so that a closed port (refused at
+//       once) and a dropped one (silent until the connect gives up) are
+//       told apart by nothing
 //
 //   failure(kind, url, name, ca) -> { error, message }
 //       the test_start error of a child's error kind: dns_failed,
-//       unreachable, tls_failed, throttled (403, 429)
+//       unreachable, tls_failed, throttled (403, 429).  Every way of
+//       getting no answer (refused, dropped, silent, not TLS, reset, a
+//       name that moved) is one kind with one text
 //
 // env: { uloop, socket, fs, log }.
 
@@ -51,10 +58,6 @@ export function failure(kind, url, name, ca) {
 		return fail('tls_failed', `${who}the certificate presented for ${host} is not for that name (an intercepting proxy?): pick another endpoint`, kind);
 	case 'tls':
 		return fail('tls_failed', `${who}HTTPS to ${host} is not possible here (install ucode-mod-uclient and a libustream-ssl) : pick a plain-HTTP endpoint or URL`, kind);
-	case 'timeout':
-		return fail('unreachable', `${who}${host} did not answer in time: retry, or pick another endpoint`, kind);
-	case 'address':
-		return fail('unreachable', `${who}${host} resolved to an address other than the one checked: retry`, kind);
 	}
 
 	let m = match(kind ?? '', /^http_([0-9]{1,3})$/);
@@ -65,8 +68,14 @@ export function failure(kind, url, name, ca) {
 	if (m)
 		return fail('unreachable', `${who}${host} answered HTTP ${m[1]}: pick another endpoint or a custom URL`, kind);
 
-	return fail('unreachable', `${who}no connection to ${host} port ${url.port}: retry, or pick another endpoint`, kind);
+	// connect, timeout, address, a child that ended without a word
+	return fail('unreachable', `${who}no answer from ${host}: retry, or pick another endpoint`, kind);
 };
+
+// the kinds failure() tells apart; every other one is no answer at all
+function silent(kind) {
+	return !match(kind ?? '', /^(dns|tls|tls_verify|tls_name|http_[0-9]{1,3})$/);
+}
 
 function argv(o, extra) {
 	let a = [ '-L', MODULES, SCRIPT, '--dir', o.dir, '--url', o.url.url, '--ca', o.ca ?? '/nonexistent' ];
@@ -172,16 +181,23 @@ export function start(env, opts) {
 
 export function check(env, opts, cb) {
 	let fs = env.fs ?? require('fs'), socket = env.socket ?? require('socket');
-	let done = false, proc = null, guard = null, kind = null;
+	let done = false, proc = null, guard = null, kind = null, held = null;
 
 	function finish(res) {
 		if (done)
 			return;
 
-		done = true;
-		guard?.cancel();
 		proc?.kill();
 		proc = null;
+
+		// uniform: no answer is told when the limit is over
+		if (opts.uniform && res && silent(res.kind) && guard) {
+			held ??= res;
+			return;
+		}
+
+		done = true;
+		guard?.cancel();
 		cb(res);
 	}
 
@@ -209,7 +225,10 @@ export function check(env, opts, cb) {
 	if (!proc)
 		return finish(failure('tls', opts.url, opts.name, opts.ca));
 
-	guard = env.uloop.timer((CHECK_SECONDS + 2) * 1000, () => finish(failure('timeout', opts.url, opts.name, opts.ca)));
+	guard = env.uloop.timer((CHECK_SECONDS + 2) * 1000, () => {
+		guard = null;
+		finish(held ?? failure('timeout', opts.url, opts.name, opts.ca));
+	});
 
 	return { cancel: () => { done = true; guard?.cancel(); proc?.kill(); proc = null; } };
 };
