@@ -43,10 +43,13 @@ def wanted(names):
         sys.path.insert(0, LAB)
     lists = []
     for name in names:
+        modname = "scenarios." + name.split("@")[0].replace("-", "_")
         try:
-            mod = importlib.import_module("scenarios." + name.split("@")[0].replace("-", "_"))
-        except ModuleNotFoundError:
-            continue  # inside.py names an unknown scenario
+            mod = importlib.import_module(modname)
+        except ModuleNotFoundError as e:
+            if e.name != modname:
+                raise  # a scenario that imports what is not there
+            continue  # an unknown scenario: inside.py names it
         for argv in getattr(mod, "PLANS", ()):
             argv = [str(a) for a in argv]
             if argv not in lists:

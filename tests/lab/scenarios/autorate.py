@@ -143,16 +143,11 @@ def drive(plan, stop, t0):
         stop.wait(max(0.0, t0 + at - time.time()))
 
 
-def shaping_args(dl_kbit, ul_kbit):
-    return ["--wan", "rtr-wan", "--down-kbit", str(dl_kbit), "--up-kbit", str(ul_kbit),
-            "--overhead", "ethernet", "--rtt", "internet"]
-
-
-PLANS = [shaping_args(DL[1], UL[1])]  # made on the host (labkit/plans.py)
+PLANS = [shaping.plan_args(DL[1], UL[1])]  # made on the host (labkit/plans.py)
 
 
 def shaping_on(dl_kbit, ul_kbit):
-    shaping.apply_sqm(plans.get(shaping_args(dl_kbit, ul_kbit)))
+    shaping.apply_sqm(plans.get(shaping.plan_args(dl_kbit, ul_kbit)))
 
 
 def shaping_off():

@@ -19,9 +19,13 @@ SHAPE_KBIT = LINK_KBIT * 90 // 100
 PAYLOAD, PACKET, OVERHEAD = 1448, 1500, 38
 
 
-# the Shaping page's settings for the link (shaping-opts.mjs arguments)
-ARGS = ["--wan", "rtr-wan", "--down-kbit", str(SHAPE_KBIT), "--up-kbit", str(SHAPE_KBIT),
-        "--overhead", "ethernet", "--rtt", "internet"]
+def plan_args(dl_kbit, ul_kbit):
+    """the Shaping page's settings for the lab's WAN (shaping-opts.mjs arguments)"""
+    return ["--wan", "rtr-wan", "--down-kbit", str(dl_kbit), "--up-kbit", str(ul_kbit),
+            "--overhead", "ethernet", "--rtt", "internet"]
+
+
+ARGS = plan_args(SHAPE_KBIT, SHAPE_KBIT)
 PLANS = [ARGS]
 
 
