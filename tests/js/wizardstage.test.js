@@ -68,3 +68,58 @@ describe('devices()', () => {
 		expect(ops).toContainEqual(expect.arrayContaining([ 'set', 'mac', '02:00:00:00:3d:51' ]));
 	});
 });
+
+/*
+ * cancel(): what shaping() and devices() staged, saved as the wizard saves
+ * it, is put back by what cancel() stages, saved again: the session's
+ * configuration is the seeded one, option for option.
+ */
+describe('cancel()', () => {
+	const DEVICES = {
+		main: { '.type': 'reterm', enabled: '0' },
+		ps4: { '.type': 'device', mac: '02:00:00:00:00:04', name: 'ps4', enabled: '0' }
+	};
+	const OFFERS = [ { mac: '02:00:00:00:3d:51', name: '3ds', class: 'handheld' },
+		{ mac: '02:00:00:00:00:04', name: 'ps4', class: 'console' } ];
+
+	async function save(h) {
+		await (await h.require('uci')).save();
+		return { sqm: h.uci.dump('sqm'), reterm: h.uci.dump('reterm') };
+	}
+
+	it('an existing queue, its adaptive section, a new and a re-enabled device: all back as they were', async () => {
+		const { h, stage } = await load({ wanq: QUEUE }, DEVICES);
+		const before = { sqm: h.uci.dump('sqm'), reterm: h.uci.dump('reterm') };
+		const q = Object.assign({ '.name': 'wanq' }, QUEUE);
+		const sh = stage.shaping(P({ adaptive: true }), q);
+		const dev = stage.devices(OFFERS, [ '02:00:00:00:3d:51', '02:00:00:00:00:04' ]);
+		(await h.require('uci')).set('reterm', 'main', 'enabled', '1');
+		const applied = await save(h);
+		expect(applied.sqm.wanq.download).toBe('18000');
+		expect(applied.reterm.wanq['.type']).toBe('autorate');
+		expect(dev).toEqual({ added: [ '02:00:00:00:3d:51' ], enabled: [ 'ps4' ] });
+		expect(Object.keys(applied.reterm).length).toBe(Object.keys(before.reterm).length + 2);
+
+		stage.cancel({ restore: true, sqm: { sid: 'wanq', values: QUEUE }, autorate: sh.autorate,
+			retermEnabled: '0', devices: { remove: dev.added, disable: dev.enabled } }, 'wanq', h.uci.sections('sqm', 'queue'));
+		expect(await save(h)).toEqual(before);
+	});
+
+	it('a queue the wizard created: it and its adaptive section removed, nothing else touched', async () => {
+		const { h, stage } = await load({ eth1: { ...QUEUE, interface: 'eth0' } }, DEVICES);
+		const before = { sqm: h.uci.dump('sqm'), reterm: h.uci.dump('reterm') };
+		const sh = stage.shaping(P({ adaptive: true }), null);
+		const applied = await save(h);
+		expect(Object.keys(applied.sqm)).toEqual([ 'eth1', sh.sid ]);
+
+		stage.cancel({ restore: true, sqm: { sid: null, values: null }, autorate: sh.autorate,
+			retermEnabled: null, devices: null }, sh.sid, h.uci.sections('sqm', 'queue'));
+		expect(await save(h)).toEqual(before);
+	});
+
+	it('cancel before anything was applied stages nothing', async () => {
+		const { h, stage } = await load({ wanq: QUEUE }, DEVICES);
+		stage.cancel({ restore: false, sqm: null, retermEnabled: null, devices: null, autorate: null }, null, h.uci.sections('sqm', 'queue'));
+		expect(h.uci.pendingChanges()).toEqual({});
+	});
+});

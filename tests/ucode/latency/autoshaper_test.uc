@@ -130,21 +130,34 @@ c.ok(`sqm restarted: our dl rate set again (${ours} -> 18000 -> ${w.bw.ifb4eth1}
 
 // ---- WAN down: no CAKE, hold; back: ours again ----------------------------------------
 
+// the WAN going down takes CAKE and every reflector's answers with it, for
+// longer than a reflector's strike span (STRIKE_MS, 20 s in the spec)
 w.set_gone(true);
+w.set_silent('*', true);
 w.rate.rx = 0;
 pump.cancel();
-w.s.advance(3000);
+w.s.advance(30000);
 
 let held = m.autorate_status({});
 
 c.eq('WAN down: status shows no CAKE', held.cake, { dl: false, ul: false });
+c.eq('WAN down 30 s, no reflector answering: the line, not the reflectors: none shunned',
+	map(held.reflectors, (r) => [ r.target, r.state ]), [ [ '192.0.2.1', 'used' ], [ '192.0.2.2', 'used' ] ]);
+c.eq('WAN down, blind: the rates go back to base (18000/4500)', [ held.rates.dl.rate_kbit, held.rates.ul.rate_kbit ], [ 18000, 4500 ]);
 
 let n = length(w.changes);
 
-w.bw.ifb4eth1 = 18000;
+w.bw.ifb4eth1 = 7000;
 w.set_gone(false);
-w.s.advance(1500);
-c.ok('WAN back: ours set again', length(w.changes) > n && w.bw.ifb4eth1 == w.svc.methods.autorate_status({}).rates.dl.rate_kbit);
+w.set_silent('*', false);
+w.s.advance(3000);
+
+let back = m.autorate_status({});
+
+c.ok(`WAN back: ours set again (${w.bw.ifb4eth1} kbit/s)`, length(w.changes) > n && w.bw.ifb4eth1 == back.rates.dl.rate_kbit);
+c.ok(`WAN back: both reflectors answer again (${back.reflectors[0]?.state}, ${back.reflectors[1]?.state})`,
+	length(filter(back.reflectors, (r) => r.state == 'used')) == 2 &&
+	w.sent_to['192.0.2.1'] > 0 && w.sent_to['192.0.2.2'] > 0);
 c.eq('after cuts, an sqm restart and a WAN flap: still not one file written', keys(w.env.fs.files), []);
 
 // ---- switched off: sqm's own rates back --------------------------------------------
