@@ -10,8 +10,11 @@
 import * as A from 'reterm.latency.autorate.controller';
 import { SET, line, mean, good, feed } from 'autorate_model';
 import { checker } from 'sim';
+import { constants } from 'spec';
 
 let c = checker('monitor/autorate');
+// thresholds as docs/adaptive-shaping.md states them, not as the controller has them
+const SPEC = constants();
 
 // ---- settings ----------------------------------------------------------
 c.eq('settings from uci strings', good,
@@ -62,7 +65,7 @@ for (let bad in [
 	};
 
 	run(0.6, 50);
-	c.eq(sprintf('at 60 %% of the rate, delay low: no raise (RAISE_SHARE %s)', A.RAISE_SHARE),
+	c.eq(sprintf('at 60 %% of the rate, delay low: no raise (RAISE_SHARE %s)', SPEC.RAISE_SHARE),
 		[ ctl.rate('dl'), ctl.rate('ul') ], [ 20000, 5000 ]);
 	run(0.8, 10);
 	c.ok(sprintf('at 80 %%: raised (%d, %d kbit/s)', ctl.rate('dl'), ctl.rate('ul')),
@@ -78,10 +81,10 @@ for (let bad in [
 		sees: () => false });
 
 	l.run(10000);
-	let fast = filter(l.out.changes, (x) => x.dir == 'dl' && x.from * (A.FAST_SHARE ?? 0.85) > 12000 && x.to > x.from * 1.01);
+	let fast = filter(l.out.changes, (x) => x.dir == 'dl' && x.from * SPEC.FAST_SHARE > 12000 && x.to > x.from * 1.01);
 
-	c.ok(sprintf('climb: no fast raise once the line delivers < %d %% of the rate: %J', (A.FAST_SHARE ?? 0.85) * 100, fast),
-		A.FAST_SHARE > A.RAISE_SHARE && length(fast) == 0);
+	c.ok(sprintf('climb: no fast raise once the line delivers < %d %% of the rate: %J', SPEC.FAST_SHARE * 100, fast),
+		SPEC.FAST_SHARE > SPEC.RAISE_SHARE && length(fast) == 0);
 	c.ok(sprintf('climb: fast up to there (%d kbit/s after 3 s)', filter(l.out.changes, (x) => x.t <= 3000)[-1]?.to ?? 0),
 		(filter(l.out.changes, (x) => x.t <= 3000)[-1]?.to ?? 0) >= 12000);
 }
@@ -195,8 +198,8 @@ for (let bad in [
 		second = filter(ctl.tick(t, { rx: (ctl.rate('dl') - 1500) * 1000, tx: 0 }), (x) => x.dir == 'dl');
 	}
 
-	c.ok(`short cut: a cut at +20 ms (${first[0]?.to}), the queue growing under it: cut again ${t - t0} ms later (< ${A.CUT_HOLD_MS}; ${second[0]?.reason})`,
-		length(first) == 1 && length(second) == 1 && second[0].to < second[0].from && t - t0 < A.CUT_HOLD_MS);
+	c.ok(`short cut: a cut at +20 ms (${first[0]?.to}), the queue growing under it: cut again ${t - t0} ms later (< ${SPEC.CUT_HOLD_MS}; ${second[0]?.reason})`,
+		length(first) == 1 && length(second) == 1 && second[0].to < second[0].from && t - t0 < SPEC.CUT_HOLD_MS);
 }
 
 // a cut starts from the line's newest reading where it is below the
@@ -380,11 +383,11 @@ function back_to_edge(calm_ms, load) {
 
 	c.ok(`back to the edge: cut first (${calm.cut?.from} -> ${calm.cut?.to})`, calm.cut?.to < calm.r0);
 	c.ok(`back to the edge: calm probes, back at ${calm.r0} kbit/s ${calm.ms} ms after the cut (<= hold + 2.5 s)`,
-		calm.rate >= calm.r0 && calm.ms <= A.RAISE_HOLD_MS + 2500);
+		calm.rate >= calm.r0 && calm.ms <= SPEC.RAISE_HOLD_MS + 2500);
 	c.ok(`back to the edge: probes at 10 ms (a queue forming), gentle: ${edgy.ms} ms (>= hold + 3 s)`,
-		edgy.ms >= A.RAISE_HOLD_MS + 3000);
+		edgy.ms >= SPEC.RAISE_HOLD_MS + 3000);
 	c.ok(`back to the edge: the line delivers 85 % of the rate, gentle: ${short.ms} ms (>= hold + 3 s)`,
-		short.ms >= A.RAISE_HOLD_MS + 3000);
+		short.ms >= SPEC.RAISE_HOLD_MS + 3000);
 }
 
 // the answers before the queue drained say nothing about the edge now: the
@@ -425,10 +428,10 @@ function back_to_edge(calm_ms, load) {
 	c.ok(`after the drain: the first raises are calm ones (+1 % or more: ${join(', ', map(slice(raises, 0, 2), (x) => x.from + ' -> ' + x.to))})`,
 		length(raises) >= 2 && raises[0].to >= raises[0].from * 1.0099);
 	// the queue drained: raises after DRAINED_HOLD_MS, not RAISE_HOLD_MS
-	c.ok(`after the drain: the first raise ${raises[0]?.t - t_cut} ms after the cut (< ${A.RAISE_HOLD_MS})`,
-		raises[0]?.t - t_cut < A.RAISE_HOLD_MS);
+	c.ok(`after the drain: the first raise ${raises[0]?.t - t_cut} ms after the cut (< ${SPEC.RAISE_HOLD_MS})`,
+		raises[0]?.t - t_cut < SPEC.RAISE_HOLD_MS);
 	// calm for 2 s: the step has doubled twice
-	let late = filter(raises, (x) => x.t - raises[0].t >= 2 * A.CALM_DOUBLE_MS)[0];
+	let late = filter(raises, (x) => x.t - raises[0].t >= 2 * SPEC.CALM_DOUBLE_MS)[0];
 
 	c.ok(`after the drain: calm for 2 s, the step grew to +4 % (${late?.from} -> ${late?.to})`,
 		late != null && late.to >= late.from * 1.039);

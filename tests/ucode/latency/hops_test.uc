@@ -10,8 +10,10 @@
 
 import * as H from 'reterm.latency.probe.hops';
 import { checker, sim } from 'sim';
+import { constants } from 'spec';
 
 let c = checker('monitor/hops');
+const SPEC = constants();	// docs/adaptive-shaping.md's
 
 // ---- fping's lines (fping 5.1, stderr) ----------------------------------
 c.eq('time exceeded: the router that answered', H.parse_exceeded(
@@ -122,7 +124,7 @@ function scan_world(path, opts) {
 	w.s.advance(10000);
 	c.eq('scan: each TTL once, towards the target', map(w.calls, (x) => [ x[1], x[2] ]), [ [ '1.1.1.1', 1 ], [ '1.1.1.1', 2 ], [ '1.1.1.1', 3 ] ]);
 	c.ok(`scan: GAP_MS between the echoes (${map(w.calls, (x) => x[0])})`,
-		w.calls[1][0] - w.calls[0][0] >= H.GAP_MS && w.calls[2][0] - w.calls[1][0] >= H.GAP_MS);
+		w.calls[1][0] - w.calls[0][0] >= SPEC.GAP_MS && w.calls[2][0] - w.calls[1][0] >= SPEC.GAP_MS);
 	c.eq('scan: ends where the far reflector answered, once', [ got, n ],
 		[ [ { ttl: 1, addr: '192.168.0.1' }, { ttl: 2, addr: '198.51.100.1' } ], 1 ]);
 	c.eq('scan: nothing left running', [ w.sc.running(), w.s.pending() ], [ false, 0 ]);
@@ -133,8 +135,8 @@ function scan_world(path, opts) {
 
 	w.sc.start('1.1.1.1', (h) => { got = h; });
 	w.s.advance(20000);
-	c.eq(`scan: silent hops skipped, stops at MAX_TTL ${H.MAX_TTL}`, [ length(w.calls), got ],
-		[ H.MAX_TTL, [ { ttl: 2, addr: '198.51.100.1' } ] ]);
+	c.eq(`scan: silent hops skipped, stops at MAX_TTL ${SPEC.MAX_TTL}`, [ length(w.calls), got ],
+		[ SPEC.MAX_TTL, [ { ttl: 2, addr: '198.51.100.1' } ] ]);
 }
 
 {
