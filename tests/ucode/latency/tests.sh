@@ -35,6 +35,9 @@
 #                       connected to)
 #   latency/daemon-exit reterm-latencyd's ways out with adaptive shaping on
 #                       (tests/ucode/latency/exit.sh; root, ubusd, ubus)
+#   latency/daemon-files reterm-latencyd raising CAKE under load writes no
+#                       file: /etc (an overlay) and the UCI files unchanged,
+#                       on SIGTERM only /etc/reterm (tests/ucode/latency/files.sh)
 #   latency/icmp-flood  the icmp prober's raw sockets under `ping -f` from a
 #                       LAN namespace: probes answered, CPU bounded
 #                       (tests/ucode/latency/flood.sh; root, ping, ip)
@@ -46,6 +49,7 @@ MON=$HERE/latency
 . "$MON/tls.sh"
 . "$MON/hops.sh"
 . "$MON/exit.sh"
+. "$MON/files.sh"
 . "$MON/flood.sh"
 
 # kill_started <pidfile>: end a process this script started, by its pid
@@ -92,6 +96,7 @@ latency_tests() {
 	tls_test
 	hops_test
 	exit_test
+	files_test
 	flood_test
 
 	# the script loads grade.js through OpenWrt's LuCI; exit 3: not built
