@@ -7,7 +7,9 @@ one the README's figures come from (the VM held to half of its CPU:
 LAB_CPU_QUOTA).  Speed is judged by the benchmark (`make lab`,
 benchmark.py, targets.py).  A check whose metric is missing fails; the
 checks of a scenario that skipped itself ({"skipped": ...}) are skipped,
-those of a scenario that raised ({"error": 1}) or wrote no results fail."""
+those of a scenario that raised ({"error": 1}) or wrote no results fail.
+docs/lab-checks.md is this table as a page (`--markdown` writes it; each
+run checks the committed page is the table)."""
 import json
 import os
 import sys
@@ -293,6 +295,38 @@ def verdict(metrics, pred, skip_key=None, missing="scenario wrote no results"):
         return "not ok", " (%s: %s)" % (type(e).__name__, e)
 
 
+DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "lab-checks.md")
+
+
+def markdown():
+    """docs/lab-checks.md: every check of CHECKS, per scenario (generated:
+    `python3 tests/lab/checks.py --markdown`)"""
+    lines = ["# What every lab run checks",
+             "",
+             "Generated from `tests/lab/checks.py` (`python3 tests/lab/checks.py --markdown`); do not edit.",
+             "`make test` runs every lab scenario short (`LAB_MODE=check`) and fails on any line below",
+             "that does not hold. Each holds with a floor physics sets, so it passes on a machine twice",
+             "as slow as the one [benchmarks.md](benchmarks.md) comes from; the speed targets are",
+             "judged by `make lab` and listed there. A scenario named with a release (`latency@24.10`)",
+             "runs the same checks on that release's ucode.",
+             ""]
+    for scenario, checks in CHECKS.items():
+        lines += ["## %s" % scenario, ""]
+        lines += ["- %s" % desc.replace("|", "/") for desc, *_ in checks]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def doc_check():
+    """("ok" | "not ok", note): the committed docs/lab-checks.md is this file's table"""
+    try:
+        with open(DOC) as f:
+            same = f.read() == markdown()
+    except OSError as e:
+        return "not ok", " (%s)" % e
+    return ("ok", "") if same else ("not ok", " (run: python3 tests/lab/checks.py --markdown)")
+
+
 def main(path, scenarios):
     try:
         with open(path) as f:
@@ -314,10 +348,17 @@ def main(path, scenarios):
             result, note = verdict(results.get(scenario), pred, *skip, missing=missing)
             print("%s - lab %s: %s%s" % (result, scenario, desc, note))
             counts[result] += 1
+    result, note = doc_check()
+    print("%s - lab: docs/lab-checks.md lists these checks%s" % (result, note))
+    counts[result] += 1
     print("lab: %d passed, %d failed, %d skipped" % (
         counts["ok"], counts["not ok"], counts["skip"]))
     return 1 if counts["not ok"] else 0
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--markdown"]:
+        with open(DOC, "w") as f:
+            f.write(markdown())
+        sys.exit(0)
     sys.exit(main(sys.argv[1], sys.argv[2:]))

@@ -131,3 +131,14 @@ TARGETS += [
     _t("autorate", "adaptive shaping: <= 1 probe/s idle", "probes_per_s_idle", lambda f, p, r: 0 < f <= 1, "/s"),
     _t("autorate", "adaptive shaping: >= 4.5 probes/s loaded", "probes_per_s_loaded", at_least(4.5), "/s"),
 ]
+# an ICMP echo flood from the LAN at the router while adaptive shaping runs
+# (issue 30 item 1): what a viewer of the Overview waits for its rows, and
+# the controller's ticks (every 200 ms), against a calm run of the same length
+TARGETS += [
+    _t("flood", "ICMP flood: reterm.latency answers the viewer's samples call within 100 ms",
+       "viewer_answer_ms_max_flood", at_most(100), "ms", "viewer_answer_ms_max_calm", "calm"),
+    _t("flood", "ICMP flood: the controller's longest tick gap <= 1.5x the calm run's",
+       "tick_gap_ms_max_flood", ratio_at_most(1.5), "ms", "tick_gap_ms_max_calm", "calm"),
+    _t("flood", "ICMP flood: reterm-latencyd's CPU <= the calm run's + 5 points of a core",
+       "cpu_pct_flood", lambda f, p, r: p is not None and f <= p + 5, "%", "cpu_pct_calm", "calm"),
+]
