@@ -21,17 +21,23 @@ kernel=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V | tail -n 1)
 mkdir -p "$out"
 rm -f "$out/results.json" "$out/vm-timeout" "$out/plans.json"
 # the guest sees the host's files but not its environment: the LAB_*
-# settings read inside (LAB_SCENARIO_TIMEOUT, LAB_WATCHDOG_GRACE,
+# settings read inside (LAB_MODE, LAB_SCENARIO_TIMEOUT, LAB_WATCHDOG_GRACE,
 # LAB_AUTORATE_*) go on its command line, each checked to be a plain word
-# list
+# list; the scenarios go as arguments (LAB_SCENARIOS, read by make, stays
+# here), each one word of [a-z0-9@.-]
 pass=""
 for v in $(env | sed -n 's/^\(LAB_[A-Z0-9_]*\)=.*/\1/p'); do
-	case $v in LAB_VM_TIMEOUT|LAB_CPU_QUOTA) continue ;; esac
+	case $v in LAB_VM_TIMEOUT|LAB_CPU_QUOTA|LAB_SCENARIOS) continue ;; esac
 	eval "val=\${$v}"
 	case $val in
-	*[!A-Za-z0-9_.,@\ -]*) echo "lab: $v: only letters, digits, '_.,@-' and spaces" >&2; exit 2 ;;
+	*[!A-Za-z0-9_.,\ -]*) echo "lab: $v: only letters, digits, '_.,-' and spaces" >&2; exit 2 ;;
 	esac
 	pass="$pass $v='$val'"
+done
+for s in "$@"; do
+	case $s in
+	''|-*|*[!a-z0-9@.-]*) echo "lab: scenario '$s': one word of a-z, 0-9, '@.-'" >&2; exit 2 ;;
+	esac
 done
 limit=${LAB_VM_TIMEOUT:-4200}
 case $limit in ''|*[!0-9]*) echo "lab: LAB_VM_TIMEOUT: seconds" >&2; exit 2 ;; esac

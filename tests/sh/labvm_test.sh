@@ -1,0 +1,61 @@
+#!/bin/bash
+# tests/lab/vm.sh's command line into the VM, with a stand-in vng in a
+# copy of the tree (no VM boots): the scenarios go in as arguments only,
+# LAB_SCENARIOS stays outside (the guest never reads it), the LAB_*
+# settings passed in are plain words, and a scenario name that is not
+# one word of [a-z0-9@.-] is refused before anything starts.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/sh/tap.sh"
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/tests/lab/labkit" "$T/.cache/venv/bin"
+cp "$top/tests/lab/vm.sh" "$T/tests/lab/vm.sh"
+: > "$T/tests/lab/labkit/plans.py"	# the plans: nothing to make here
+printf '#!/bin/sh\nprintf "%%s\\n" "$@" > "%s/vng.args"\n' "$T" > "$T/.cache/venv/bin/vng"
+chmod 755 "$T/.cache/venv/bin/vng" "$T/tests/lab/vm.sh"
+
+# run <env...> -- <scenarios...>: vm.sh's exit status; vng's arguments in $T/vng.args
+run() {
+	local envs=()
+	rm -f "$T/vng.args"
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	env -i PATH="$PATH" "${envs[@]}" "$T/tests/lab/vm.sh" "$@" >"$T/out" 2>&1
+}
+exec_line() { grep -A1 -x -- --exec "$T/vng.args" | tail -n 1; }
+
+scenarios_in() {
+	run LAB_SCENARIOS='latency@24.10 flood' LAB_AUTORATE_RUNS=2 -- latency@24.10 flood || { cat "$T/out"; return 1; }
+	local line
+	line=$(exec_line)
+	case $line in *LAB_SCENARIOS*) echo "LAB_SCENARIOS passed in: $line"; return 1 ;; esac
+	case $line in *"LAB_AUTORATE_RUNS='2'"*) ;; *) echo "a LAB_ setting not passed in: $line"; return 1 ;; esac
+	case $line in *"/inside.py --out $T/tests/lab/out latency@24.10 flood") ;; *) echo "scenarios: $line"; return 1 ;; esac
+}
+
+bad_setting() {
+	run LAB_AUTORATE_RUNS='2;reboot' -- flood && { echo "accepted"; return 1; }
+	[ ! -e "$T/vng.args" ] && grep -q "LAB_AUTORATE_RUNS: only" "$T/out"
+}
+
+bad_scenario() {
+	local s
+	for s in 'flood;reboot' 'flood $(reboot)' "flood'" '' '-x'; do
+		run -- latency "$s" && { echo "accepted '$s'"; return 1; }
+		[ ! -e "$T/vng.args" ] || { echo "vng started for '$s'"; return 1; }
+		grep -q "lab: scenario" "$T/out" || { echo "'$s': $(cat "$T/out")"; return 1; }
+	done
+}
+
+if ls /boot/vmlinuz-*-amd64 >/dev/null 2>&1; then
+	ok "labvm/scenarios: as arguments only, LAB_SCENARIOS not passed into the VM, other LAB_ settings are" scenarios_in
+	ok "labvm/bad-setting: a LAB_ setting with ';' refused, no VM" bad_setting
+	ok "labvm/bad-scenario: a scenario name outside [a-z0-9@.-] refused, no VM" bad_scenario
+else
+	echo "not ok - labvm: no Debian kernel in /boot (tests/deps.sh installs linux-image-amd64)"
+	failed=$((failed + 1))
+fi
+echo "sh-labvm: $passed passed, $failed failed"
+[ "$failed" = 0 ]
