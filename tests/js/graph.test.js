@@ -329,9 +329,12 @@ describe('other charts (structure)', () => {
 		expect(c.node.classList.contains('reterm-graph-empty')).toBe(true);
 	});
 
-	it('phases: one shaded rect per phase on a shared time axis, stats per phase in the table', () => {
+	it('phases: one shaded rect per phase on a shared time axis, the daemon\'s figures per phase in the table', () => {
 		const c = result.phases();
-		const phases = [{ name: 'idle', start: 0, end: 5 }, { name: 'download', start: 5, end: 15 }, { name: 'upload', start: 15, end: 20 }];
+		/* the result's phase figures are reterm-latencyd's: shown as given, not computed from the samples */
+		const phases = [{ name: 'idle', start: 0, end: 5, mean: 0, p95: 0.4, peak: 0.2, loss: 0 },
+			{ name: 'download', start: 5, end: 15, mean: 30, p95: 31.5, peak: 33.2, loss: 0.005 },
+			{ name: 'upload', start: 15, end: 20, mean: 30, p95: 30, peak: 30, loss: 0 }];
 		const samples = [];
 		for (let t = 0; t < 20000; t += 50)
 			samples.push({ t, rtt: t < 5000 ? 20 : (t === 7000 ? null : 50) });
@@ -344,7 +347,10 @@ describe('other charts (structure)', () => {
 		expect(+rects[1].getAttribute('width')).toBeCloseTo(sx(15) - sx(5), 1);
 		expect(c.node.querySelector('path.reterm-s-probe').getAttribute('d').match(/M/g).length).toBe(2);
 		const rows = [...c.node.querySelectorAll('tbody tr')].map(tr => [...tr.children].map(td => td.textContent));
-		expect(rows[1]).toEqual(['Download', '5–15', '30.0', '30.0', '30.0', '0.5%']);
+		expect(rows[1]).toEqual(['Download', '5–15', '30.0', '31.5', '33.2', '0.5%']);
+		c.update({ phases: [{ name: 'download', start: 5, end: 15 }], samples, baseline: 20 });
+		expect([...c.node.querySelectorAll('tbody tr')][0].textContent).toBe('Download5–15––––');
+		c.update({ phases, samples, baseline: 20 });
 		expect(c.svg.getAttribute('aria-label')).toBe('Latency during the test: idle baseline 20.0 ms; mean added latency: Download +30.0 ms, Upload +30.0 ms');
 
 		c.update({ phases: [{ name: 'x', start: 3, end: 1 }], samples: 'no', baseline: NaN });

@@ -213,7 +213,7 @@ describe('issue: the wizard on real LuCI (luci_checks findings)', () => {
 		const h = setup({ start: () => replies.shift() });
 		const p = await open(h);
 		await click(p.$('.reterm-wizard-next'));
-		h.replies.push({ state: 'running', phase: 'download', progress: 0.25, rtt: 260 });
+		h.replies.push({ state: 'running', total: 44, elapsed: 11, phase: 'download', phase_index: 1, progress: 0.25, rtt: 260 });
 		await click(p.$('.reterm-wizard-start'));
 		expect(p.text()).toMatch(/The test starts by itself in 3 seconds/);
 		expect(p.$('.reterm-wizard-retry')).toBeNull();
@@ -249,7 +249,7 @@ describe('issue: the wizard on real LuCI (luci_checks findings)', () => {
 		const h = setup();
 		const p = await open(h);
 		await click(p.$('.reterm-wizard-next'));
-		h.replies.push({ state: 'running', phase: 'download', progress: 0.25 });
+		h.replies.push({ state: 'running', total: 44, elapsed: 11, phase: 'download', phase_index: 1, progress: 0.25 });
 		await click(p.$('.reterm-wizard-start'));
 		await h.poll.tick();
 		const run = p.$('.reterm-wizard-running');

@@ -10,7 +10,7 @@ describe('measuring with shaping off: the router pauses it (issue 13 item 9)', (
 		const p = await open(h);
 		await click(p.$('.reterm-wizard-next'));
 		expect(p.text()).toMatch(/the router pauses it for the test and turns it back on by itself .* also when this page is closed/);
-		h.replies.push({ state: 'running', phase: 'download', progress: 0.25, rtt: 260 }, { state: 'done', result: BEFORE, pause: pauseAt('restoring') });
+		h.replies.push({ state: 'running', total: 44, elapsed: 11, phase: 'download', phase_index: 1, progress: 0.25, rtt: 260 }, { state: 'done', result: BEFORE, pause: pauseAt('restoring') });
 		await click(p.$('.reterm-wizard-start'));
 		expect(h.rpc.callsTo('reterm.latency', 'test_start').map(c => c.params)).toEqual([
 			{ download_url: 'http://192.0.2.10/bytes', upload_url: 'http://192.0.2.10/upload', streams: 4, pause_shaping: true }]);
@@ -106,7 +106,7 @@ describe('measuring with shaping off: the router pauses it (issue 13 item 9)', (
 		const h = setup({ sqm: SHAPED });
 		const p = await open(h);
 		await click(p.$('.reterm-wizard-next'));
-		h.replies.push({ state: 'running', phase: 'download', progress: 0.3 });
+		h.replies.push({ state: 'running', total: 44, elapsed: 13.2, phase: 'download', phase_index: 1, progress: 0.3 });
 		await click(p.$('.reterm-wizard-start'));
 		await h.poll.tick();
 		await click(p.$('.reterm-wizard-cancel'));
@@ -120,7 +120,7 @@ describe('measuring with shaping off: the router pauses it (issue 13 item 9)', (
 		const h = setup({ sqm: SHAPED, storage });
 		const p = await open(h);
 		await click(p.$('.reterm-wizard-next'));
-		h.replies.push({ state: 'running', phase: 'download', progress: 0.3 });
+		h.replies.push({ state: 'running', total: 44, elapsed: 13.2, phase: 'download', phase_index: 1, progress: 0.3 });
 		await click(p.$('.reterm-wizard-start'));
 
 		/* a new page from what is stored, the test still runs on the router */

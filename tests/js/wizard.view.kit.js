@@ -99,10 +99,10 @@ async function open(h) {
 
 async function measure(h, p, result) {
 	h.replies.length = 0;
-	h.replies.push({ state: 'running', phase: 'download', progress: 0.25, rtt: 260 }, { state: 'done', result });
+	h.replies.push({ state: 'running', total: 44, elapsed: 11, phase: 'download', phase_index: 1, progress: 0.25, rtt: 260 }, { state: 'done', result });
 	await click(p.$('.reterm-wizard-start'));
 	/* LuCI's poll asks for the status at once */
-	expect(p.text('.reterm-run-progress-text')).toMatch(/Download load · 0 s of 44 s · RTT 260\.0 ms/);
+	expect(p.text('.reterm-run-progress-text')).toMatch(/Download load · 11 s of 44 s · RTT 260\.0 ms/);
 	await h.poll.tick();
 	expect(h.poll.queue).toHaveLength(0);
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// reterm.latency.stats against grade.js: every vector of
-// tests/fixtures/grade-vectors.json (made from grade.js by
-// tests/fixtures/make-grade-vectors.mjs) must come out the same; plus the
-// baseline tracker and the per-second aggregation.
+// reterm.latency.stats: the grade and percentile vectors of
+// tests/fixtures/grade-vectors.json (made from grade.js, which the live
+// view and the wizard use, by tests/fixtures/make-grade-vectors.mjs) and
+// the fixed vectors of the rest, which only the daemon computes
+// (tests/fixtures/latency/stats-vectors.json) must come out the same; plus
+// the baseline tracker and the per-second aggregation.
 
 'use strict';
 
@@ -12,7 +14,8 @@ import * as stats from 'reterm.latency.stats';
 import { checker } from 'sim';
 
 let c = checker('monitor/stats');
-let vec = json(readfile(getenv('RETERM_FIXTURES') + '/grade-vectors.json'));
+let vec = { ...json(readfile(getenv('RETERM_FIXTURES') + '/grade-vectors.json')),
+	...json(readfile(getenv('RETERM_FIXTURES') + '/latency/stats-vectors.json')) };
 
 for (let v in vec.grade)
 	c.eq(`grade(${v[0]})`, stats.grade(v[0]), v[1]);

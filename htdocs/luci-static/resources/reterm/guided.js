@@ -236,7 +236,8 @@ function progressText(snap) {
 	const parts = [ snap.label ];
 
 	if (snap.running) {
-		parts.push(_('%d s of %d s').format(Math.floor(snap.elapsed), snap.total));
+		if (snap.total)
+			parts.push(_('%d s of %d s').format(Math.floor(snap.elapsed), snap.total));
 
 		if (snap.rtt != null)
 			parts.push(_('RTT %s').format(ms(snap.rtt)));

@@ -21,11 +21,6 @@
  * gives null or an empty result, nothing throws). Messages are _().
  */
 
-/* the test's phase schedule (test.uc SCHEDULE): name, seconds */
-const SCHEDULE = [
-	['idle', 5], ['download', 10], ['idle', 2], ['upload', 10], ['idle', 2], ['both', 10], ['cooldown', 5]
-];
-
 const MAX_STREAMS = 16, DEFAULT_STREAMS = 4;
 
 /* a live point older than this (s, after the newest row's interval)
@@ -59,22 +54,6 @@ return baseclass.extend({
 	MAX_STREAMS: MAX_STREAMS,
 	DEFAULT_STREAMS: DEFAULT_STREAMS,
 	STALE_SECS: STALE_SECS,
-
-	/** [{name, start, end}] of the test schedule, seconds from its start. */
-	schedule() {
-		let t = 0;
-
-		return SCHEDULE.map((p) => {
-			const o = { name: p[0], start: t, end: t + p[1] };
-			t += p[1];
-			return o;
-		});
-	},
-
-	/** Total test duration in seconds (44). */
-	totalSecs() {
-		return SCHEDULE.reduce((a, p) => a + p[1], 0);
-	},
 
 	/* the result's side, kept here for the views that use both */
 	phaseLabel: testresult.phaseLabel,
@@ -170,32 +149,29 @@ return baseclass.extend({
 	},
 
 	/**
-	 * Progress of a test from a `test_status` reply.
+	 * Progress of a test from a `test_status` reply: what reterm-latencyd
+	 * says (its schedule is its own: total, phase, phase_index).
 	 * @returns {{state, running, fraction, percent, elapsed, total,
 	 *   remaining, phase, phaseIndex, label}} fraction 0…1, percent an
-	 *   integer; label the current phase (running) or the end state
+	 *   integer; label the current phase (running) or the end state;
+	 *   total and remaining null when the reply has no total
 	 */
 	progress(st) {
 		let s = isObject(st) ? st : {},
 		    state = typeof s.state === 'string' ? s.state : 'idle',
-		    total = (num(s.total) && s.total > 0) ? s.total : this.totalSecs(),
-		    elapsed = num(s.elapsed) !== null ? Math.min(s.elapsed, total) : 0,
-		    fraction = num(s.progress) !== null ? Math.min(1, s.progress) : elapsed / total,
+		    total = (num(s.total) && s.total > 0) ? s.total : null,
+		    elapsed = num(s.elapsed) !== null ? (total ? Math.min(s.elapsed, total) : s.elapsed) : 0,
+		    fraction = num(s.progress) !== null ? Math.min(1, s.progress) : (total ? elapsed / total : 0),
 		    running = (state === 'running'),
 		    idx = (finite(s.phase_index) && s.phase_index >= 0) ? s.phase_index : null,
+		    phase = (running && typeof s.phase === 'string' && s.phase) ? s.phase : null,
 		    label;
 
 		if (state === 'done')
 			fraction = 1;
 
 		if (running) {
-			if (idx === null) {
-				const sch = this.schedule();
-
-				for (idx = 0; idx < sch.length - 1 && elapsed >= sch[idx].end; idx++);
-			}
-
-			label = testresult.phaseLabel(s.phase || SCHEDULE[Math.min(idx, SCHEDULE.length - 1)][0], idx);
+			label = phase ? testresult.phaseLabel(phase, idx) : _('Running');
 		}
 		else {
 			label = {
@@ -207,8 +183,8 @@ return baseclass.extend({
 		return {
 			state: state, running: running, fraction: fraction,
 			percent: Math.round(fraction * 100), elapsed: elapsed, total: total,
-			remaining: Math.max(0, Math.ceil(total - elapsed)),
-			phase: running ? (s.phase || null) : null, phaseIndex: running ? idx : null,
+			remaining: total ? Math.max(0, Math.ceil(total - elapsed)) : null,
+			phase: phase, phaseIndex: running ? idx : null,
 			label: label
 		};
 	},

@@ -129,7 +129,7 @@ return baseclass.extend({
 
 		const g = grade.GRADES.indexOf(r.grade) >= 0 ? r.grade : null,
 		    rpm = num(r.rpm),
-		    rc = (typeof r.rpm_class === 'string') ? r.rpm_class : grade.rpmClass(rpm),
+		    rc = (typeof r.rpm_class === 'string') ? r.rpm_class : null,
 		    dl = direction(r.download), ul = direction(r.upload),
 		    reasons = Array.isArray(r.reasons) ? r.reasons : [],
 		    errors = (Array.isArray(r.errors) ? r.errors : []).filter((e) => typeof e === 'string' && e);

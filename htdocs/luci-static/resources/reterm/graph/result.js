@@ -68,7 +68,9 @@ const Phases = chart.Chart.extend({
 	/**
 	 * @param {Object} result
 	 * @param {Object[]} result.phases [{name: 'idle'|'download'|'upload'|
-	 *   'both'|'cooldown', start, end}] seconds from the test start
+	 *   'both'|'cooldown', start, end, mean, p95, peak, loss}] start and
+	 *   end in seconds from the test start, the added latencies (ms) and
+	 *   the loss (0…1) as reterm-latencyd computed them
 	 * @param {Array} result.samples probe samples {t: ms from the test
 	 *   start, rtt: ms|null} or [t, rtt]; null rtt = lost
 	 * @param {number} result.baseline idle RTT, ms
@@ -120,15 +122,14 @@ const Phases = chart.Chart.extend({
 		const summary = [];
 
 		this._table(phases.map((ph) => {
-			const inPhase = samples.filter((s) => s.t >= ph.start && s.t < ph.end).map((s) => [s.t * 1000, s.rtt]),
-			    st = base === null ? null : grade.phaseStats(inPhase, base);
+			const fig = (v) => (finite(v) && v >= 0) ? v : null, mean = fig(ph.mean), loss = fig(ph.loss);
 
-			if (st && st.mean !== null && ph.name !== 'idle' && ph.name !== 'cooldown')
-				summary.push(_('%s +%s ms').format(phaseLabel(ph.name), ms(st.mean)));
+			if (mean !== null && ph.name !== 'idle' && ph.name !== 'cooldown')
+				summary.push(_('%s +%s ms').format(phaseLabel(ph.name), ms(mean)));
 
 			return [phaseLabel(ph.name), '%s–%s'.format(ph.start, ph.end),
-			        ms(st && st.mean), ms(st && st.p95), ms(st && st.peak),
-			        st ? '%.1f%%'.format(st.loss * 100) : '–'];
+			        ms(mean), ms(fig(ph.p95)), ms(fig(ph.peak)),
+			        loss !== null ? '%.1f%%'.format(loss * 100) : '–'];
 		}));
 
 		this._label(top === null ? _('no data yet') :
