@@ -28,7 +28,7 @@ tls_test() {
 		why="ucode-mod-uclient not found"
 	fi
 	if [ -n "$why" ]; then
-		for t in tls tls-upload tls-slow-answer tls-rcvbuf tls-silent-client tls-target; do
+		for t in tls tls-upload tls-slow-answer tls-rcvbuf tls-silent-client tls-target tls-refused; do
 			skipped "latency/$t" "$why"
 		done
 		return
@@ -60,6 +60,7 @@ tlsca.make('$d', 'speed.test', tag='other')" ) || { notok "latency/tls (openssl 
 	tls_rcvbuf_test "$d"
 	tls_silent_client_test "$d"
 	tls_target_test "$d"
+	tls_refused_test "$d"
 }
 
 # tls_ns DIR NAME [httpsd.py options] <BODY: the sh code on stdin run in a
@@ -255,5 +256,36 @@ tls_target_test() {
 	else
 		notok "latency/tls-target"
 		sed 's/^/#   /' "$d/target.log"
+	fi
+}
+
+# latency/tls-refused: https-load with two streams whose connects are
+# refused (a closed port on loopback) for 3 s: uclient's client that
+# failed a connect holds a descriptor number it never opened (0, or on
+# OpenWrt 24.10's uclient the one it closed before), and closes it on its
+# next connect: the parent's end on descriptor 0, then whatever took that
+# number (another stream's connection).  Descriptor 0 must still be the
+# parent's pipe at the end; the failed clients are not reused.
+tls_refused_test() {
+	local d=$1 pid link want rc=0
+	mkfifo "$d/refused.in"
+	sleep 6 >"$d/refused.in" &
+	"$UCODE" -L "$MODS" "$ROOT/root/usr/libexec/reterm/https-load" --dir down --url https://localhost:1/x \
+		--streams 2 --ca "$d/lab-ca.pem" --seconds 4 <"$d/refused.in" >"$d/refused.log" 2>&1 &
+	pid=$!
+	sleep 0.3
+	want=$(readlink "/proc/$pid/fd/0")
+	sleep 3
+	link=$(readlink "/proc/$pid/fd/0")
+	wait "$pid"
+	case $want in *"$(stat -c %i "$d/refused.in")"*|*refused.in*) ;; *) echo "descriptor 0 at start: '$want'" >>"$d/refused.log"; rc=1 ;; esac
+	[ "$link" = "$want" ] || { echo "descriptor 0 after 3 s of refused connects: '$link', was '$want'" >>"$d/refused.log"; rc=1; }
+	grep -q '^e connect ' "$d/refused.log" || { echo "no connect error said" >>"$d/refused.log"; rc=1; }
+	rm -f "$d/refused.in"
+	if [ $rc = 0 ]; then
+		ok "latency/tls-refused (refused connects: descriptor 0 kept, failed clients not reused)"
+	else
+		notok latency/tls-refused
+		sed 's/^/#   /' "$d/refused.log"
 	fi
 }
