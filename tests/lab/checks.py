@@ -9,7 +9,7 @@ benchmark.py, targets.py).  A check whose metric is missing fails; the
 checks of a scenario that skipped itself ({"skipped": ...}) are skipped,
 those of a scenario that raised ({"error": 1}) or wrote no results fail.
 docs/lab-checks.md is this table as a page (`--markdown` writes it; each
-run checks the committed page is the table)."""
+`make test` lab run checks the committed page is the table)."""
 import json
 import os
 import sys

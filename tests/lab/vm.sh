@@ -15,9 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out="$here/out"
 vng="$top/.cache/venv/bin/vng"
-kernel=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V | tail -n 1)
-[ -n "$kernel" ] || { echo "lab: no Debian kernel in /boot (install linux-image-amd64)" >&2; exit 2; }
-[ -x "$vng" ] || { echo "lab: virtme-ng missing ($vng); run tests/deps.sh" >&2; exit 2; }
+# no results of an earlier run stay for the checks, whatever happens below
 mkdir -p "$out"
 rm -f "$out/results.json" "$out/vm-timeout" "$out/plans.json"
 # the guest sees the host's files but not its environment: the LAB_*
@@ -39,6 +37,9 @@ for s in "$@"; do
 	''|-*|*[!a-z0-9@.-]*) echo "lab: scenario '$s': one word of a-z, 0-9, '@.-'" >&2; exit 2 ;;
 	esac
 done
+kernel=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V | tail -n 1)
+[ -n "$kernel" ] || { echo "lab: no Debian kernel in /boot (install linux-image-amd64)" >&2; exit 2; }
+[ -x "$vng" ] || { echo "lab: virtme-ng missing ($vng); run tests/deps.sh" >&2; exit 2; }
 limit=${LAB_VM_TIMEOUT:-4200}
 case $limit in ''|*[!0-9]*) echo "lab: LAB_VM_TIMEOUT: seconds" >&2; exit 2 ;; esac
 # cpu_quota P: this shell (and so qemu, started below) into a new CPU

@@ -13,7 +13,7 @@
 # files_pump <seconds>: about 18 Mbit/s of UDP through lo (each datagram
 # of 1400 bytes is 1442 on the wire of lo), read back by the same process
 files_pump() {
-	python3 - "$1" <<-'PY'
+	exec python3 - "$1" <<-'PY'
 	import socket, sys, time
 	secs = float(sys.argv[1])
 	r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -41,10 +41,10 @@ files_raises() { awk '$2 > 20000' "$1/tc.log" 2>/dev/null | wc -l; }
 
 files_run() {
 	local d=$1 log=$2 sums pump i left
-	sums=$(cd "$d/conf" && md5sum sqm reterm)
+	sums=$(cd "$d/conf" && ls -A && md5sum ./*)
 	exit_daemon "$d" "$log"
 	exit_up "$d" || { echo "adaptive shaping not on"; return 1; }
-	files_pump 20 &
+	( files_pump 20 ) &
 	pump=$!
 	# 15 s of load: the first raises come within a second
 	sleep 15
@@ -54,7 +54,7 @@ files_run() {
 	echo "rate changes: $(tr '\n' ' ' < "$d/tc.log")"
 	left=$(cd "$d/up" && find . -mindepth 1)
 	[ -z "$left" ] || { echo "written to /etc while driving CAKE: $left"; return 1; }
-	[ "$sums" = "$(cd "$d/conf" && md5sum sqm reterm)" ] || { echo "the UCI files changed"; return 1; }
+	[ "$sums" = "$(cd "$d/conf" && ls -A && md5sum ./*)" ] || { echo "the UCI directory changed"; return 1; }
 	kill -TERM "$(cat "$d/pid")"
 	exit_wait "$d" 10 || { echo "no clean exit on SIGTERM"; return 1; }
 	left=$(cd "$d/up" && find . -mindepth 1 | grep -v '^\./reterm\(/\|$\)')
@@ -68,6 +68,10 @@ files_test() {
 	elif ! command -v ubusd >/dev/null 2>&1 || ! command -v ubus >/dev/null 2>&1; then why="ubusd or the ubus CLI not found"
 	elif ! "$UCODE" -e 'require("ubus"); require("uloop"); require("socket")' >/dev/null 2>&1; then why="ucode ubus/uloop/socket modules not available"
 	elif ! command -v unshare >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then why="unshare or python3 not found"
+	else
+		mkdir -p "$d/probe/u" "$d/probe/w"
+		unshare -m --propagation private sh -c "mount -t overlay overlay -o lowerdir=/etc,upperdir=$d/probe/u,workdir=$d/probe/w /etc" \
+			>/dev/null 2>&1 || why="no overlay mount over /etc here"
 	fi
 	if [ -n "$why" ]; then
 		skipped latency/daemon-files "$why"

@@ -111,7 +111,7 @@ c.eq('no loss', [ r.loss, r.download.loss ], [ 0, 0 ]);
 c.eq('meta', [ r.id, r.prober, r.streams, r.download_url, r.shaper, r.v ],
 	[ 'a1b2c3d4', 'fake', 4, 'http://10.0.0.2/bytes/100000000', SHAPER, 1 ]);
 
-// the phase numbers are grade.js phaseStats of the stored samples
+// the phase numbers are stats.uc phase_stats of the stored samples
 for (let p in r.phases) {
 	let inside = filter(r.samples, s => s[0] >= p.start * 1000 && s[0] < p.end * 1000);
 	let st = stats.phase_stats(inside, r.baseline);

@@ -51,6 +51,9 @@ export function constants() {
 	for (let line in split(part, '\n')) {
 		let cells = match(line, /^\| (`[A-Z_]+`(, `[A-Z_]+`)*) \| ([^|]+) \|/);
 
+		// a row of constants this cannot read is an error, not a row less
+		die_unless(cells || substr(line, 0, 3) != '| `', `spec: cannot read the row: ${line}`);
+
 		if (!cells)
 			continue;
 

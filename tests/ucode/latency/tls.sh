@@ -267,9 +267,10 @@ tls_target_test() {
 # number (another stream's connection).  Descriptor 0 must still be the
 # parent's pipe at the end; the failed clients are not reused.
 tls_refused_test() {
-	local d=$1 pid link want rc=0
+	local d=$1 pid link want errs writer rc=0
 	mkfifo "$d/refused.in"
 	sleep 6 >"$d/refused.in" &
+	writer=$!
 	"$UCODE" -L "$MODS" "$ROOT/root/usr/libexec/reterm/https-load" --dir down --url https://localhost:1/x \
 		--streams 2 --ca "$d/lab-ca.pem" --seconds 4 <"$d/refused.in" >"$d/refused.log" 2>&1 &
 	pid=$!
@@ -281,6 +282,11 @@ tls_refused_test() {
 	case $want in *"$(stat -c %i "$d/refused.in")"*|*refused.in*) ;; *) echo "descriptor 0 at start: '$want'" >>"$d/refused.log"; rc=1 ;; esac
 	[ "$link" = "$want" ] || { echo "descriptor 0 after 3 s of refused connects: '$link', was '$want'" >>"$d/refused.log"; rc=1; }
 	grep -q '^e connect ' "$d/refused.log" || { echo "no connect error said" >>"$d/refused.log"; rc=1; }
+	# each stream tried again (a new client each time): 2 streams, 4 attempts
+	errs=$(awk '$1 == "p" { e = $5 } END { print e + 0 }' "$d/refused.log")
+	[ "$errs" -ge 6 ] || { echo "only $errs failed connections counted: the streams did not try again" >>"$d/refused.log"; rc=1; }
+	kill "$writer" 2>/dev/null
+	wait "$writer" 2>/dev/null
 	rm -f "$d/refused.in"
 	if [ $rc = 0 ]; then
 		ok "latency/tls-refused (refused connects: descriptor 0 kept, failed clients not reused)"
