@@ -105,6 +105,7 @@ def keep(res, tag, r):
     res["load_share_download" + tag] = t["download"]["throughput_bps"] / (shaping.LINK_KBIT * 1000.0)
     res["load_share_upload" + tag] = t["upload"]["throughput_bps"] / (shaping.LINK_KBIT * 1000.0)
     res["load_errors" + tag] = len(t.get("errors") or [])
+    res["load_error_texts" + tag] = list(t.get("errors") or [])
     return t
 
 
