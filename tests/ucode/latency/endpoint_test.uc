@@ -94,7 +94,8 @@ for (let f in [
 	[ 'too many requests', 'http_429', 'throttled', /HTTP 429/ ],
 	[ 'endpoint down', 'connect', 'unreachable', /no answer from speed\.cloudflare\.com: retry/ ],
 	[ 'endpoint silent', 'timeout', 'unreachable', /no answer from speed\.cloudflare\.com: retry/ ],
-	[ 'certificate for another name', 'tls_name', 'tls_failed', /not for that name/ ]
+	[ 'certificate for another name', 'tls_name', 'tls_failed', /not for that name/ ],
+	[ 'no fence (test/fence.uc)', 'fence', 'tls_failed', /cannot be held to the checked addresses/ ]
 ]) {
 	w = world({ names: NAMES, check: { 'speed.cloudflare.com down': f[1] } });
 	r = start(w, {});

@@ -32,7 +32,10 @@
 #                       latency/tls-target (closed, dropped, silent and
 #                       non-TLS ports read the same; a name resolving
 #                       elsewhere than the checked address is not
-#                       connected to)
+#                       connected to), latency/tls-fence (the kernel
+#                       holds the child to the checked addresses: a name
+#                       whose DNS answers flip reaches nothing else;
+#                       tests/ucode/latency/fence.sh)
 #   latency/daemon-exit reterm-latencyd's ways out with adaptive shaping on
 #                       (tests/ucode/latency/exit.sh; root, ubusd, ubus)
 #   latency/daemon-files reterm-latencyd raising CAKE under load writes no
@@ -47,6 +50,7 @@
 
 MON=$HERE/latency
 . "$MON/tls.sh"
+. "$MON/fence.sh"
 . "$MON/hops.sh"
 . "$MON/exit.sh"
 . "$MON/files.sh"

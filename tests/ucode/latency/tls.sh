@@ -28,7 +28,7 @@ tls_test() {
 		why="ucode-mod-uclient not found"
 	fi
 	if [ -n "$why" ]; then
-		for t in tls tls-upload tls-slow-answer tls-rcvbuf tls-silent-client tls-target tls-refused; do
+		for t in tls tls-upload tls-slow-answer tls-rcvbuf tls-silent-client tls-target tls-refused tls-fence; do
 			skipped "latency/$t" "$why"
 		done
 		return
@@ -61,6 +61,7 @@ tlsca.make('$d', 'speed.test', tag='other')" ) || { notok "latency/tls (openssl 
 	tls_silent_client_test "$d"
 	tls_target_test "$d"
 	tls_refused_test "$d"
+	tls_fence_test "$d"
 }
 
 # tls_ns DIR NAME [httpsd.py options] <BODY: the sh code on stdin run in a

@@ -113,7 +113,8 @@ export function env(opts) {
 		resolve: resolver,
 
 		// one request to an https:// endpoint before the test
-		check: (o, cb) => tlsload.check({ uloop, socket, fs, log: opts.log }, o, cb),
+		// (its child fenced in to the checked addresses: test/fence.uc)
+		check: (o, cb) => tlsload.check({ uloop, socket, fs, log: opts.log, fence: true }, o, cb),
 
 		// sqm-scripts' run.sh for the shaping pause
 		run: (argv, cb) => run(uloop, argv, cb),
@@ -130,7 +131,7 @@ export function env(opts) {
 		// test's start), http:// on sockets in this process
 		load: function(dir, url, streams) {
 			if (url.scheme == 'https')
-				return tlsload.start({ uloop, socket, fs, log: opts.log },
+				return tlsload.start({ uloop, socket, fs, log: opts.log, fence: true },
 					{ url, dir, streams, ca: url.ca, referer: url.referer, seconds: url.seconds ?? 60 });
 
 			if (!socket)

@@ -26,7 +26,8 @@
 //       getting no answer (refused, dropped, silent, not TLS, reset, a
 //       name that moved) is one kind with one text
 //
-// env: { uloop, socket, fs, log }.
+// env: { uloop, socket, fs, log, fence (the child fences itself in:
+// --fence, see reterm.latency.test.fence; reterm-latencyd's env sets it) }.
 
 'use strict';
 
@@ -58,6 +59,8 @@ export function failure(kind, url, name, ca) {
 		return fail('tls_failed', `${who}the certificate presented for ${host} is not for that name (an intercepting proxy?): pick another endpoint`, kind);
 	case 'tls':
 		return fail('tls_failed', `${who}HTTPS to ${host} is not possible here (install ucode-mod-uclient and a libustream-ssl) : pick a plain-HTTP endpoint or URL`, kind);
+	case 'fence':
+		return fail('tls_failed', `${who}HTTPS to ${host} is not possible here: its connections cannot be held to the checked addresses (cgroup v2 and nftables' socket match, kmod-nft-socket, are needed): pick a plain-HTTP endpoint or URL`, kind);
 	}
 
 	let m = match(kind ?? '', /^http_([0-9]{1,3})$/);
@@ -74,10 +77,11 @@ export function failure(kind, url, name, ca) {
 
 // the kinds failure() tells apart; every other one is no answer at all
 function silent(kind) {
-	return !match(kind ?? '', /^(dns|tls|tls_verify|tls_name|http_[0-9]{1,3})$/);
+	return !match(kind ?? '', /^(dns|tls|tls_verify|tls_name|fence|http_[0-9]{1,3})$/);
 }
 
-function argv(o, extra) {
+// fenced: the child puts itself behind reterm.latency.test.fence
+function argv(o, extra, fenced) {
 	let a = [ '-L', MODULES, SCRIPT, '--dir', o.dir, '--url', o.url.url, '--ca', o.ca ?? '/nonexistent' ];
 
 	if (o.referer)
@@ -85,6 +89,9 @@ function argv(o, extra) {
 
 	for (let ip in o.url.addrs ?? [])
 		push(a, '--addr', ip);
+
+	if (fenced)
+		push(a, '--fence');
 
 	return [ ...a, ...extra ];
 }
@@ -154,7 +161,7 @@ export function start(env, opts) {
 	});
 
 	proc = child.spawn(env, interpreter(fs), argv(opts,
-		[ '--streams', '' + opts.streams, '--seconds', '' + (opts.seconds + MARGIN_S) ]),
+		[ '--streams', '' + opts.streams, '--seconds', '' + (opts.seconds + MARGIN_S) ], env.fence),
 		{ readable: () => {
 			// the child ended (its own deadline): keep what it said
 			if (proc && !read(proc.sock)) {
@@ -214,7 +221,7 @@ export function check(env, opts, cb) {
 		}
 	});
 
-	proc = child.spawn(env, interpreter(fs), argv(opts, [ '--check', '--seconds', '' + CHECK_SECONDS ]), {
+	proc = child.spawn(env, interpreter(fs), argv(opts, [ '--check', '--seconds', '' + CHECK_SECONDS ], env.fence), {
 		readable: () => {
 			// the child ended without a word: its exit closed the pair
 			if (proc && !read(proc.sock))
