@@ -59,7 +59,8 @@ while True: time.sleep(60)' &
 	# the flipping name: without the fence, then with it
 	for f in "" --fence; do
 		before=$(grep -c '^conn' "$D/fence-b.log")
-		"$UCODE" -L "$MODS" "$ROOT/root/usr/libexec/reterm/https-load" --dir down --check $f --seconds 5 \
+		# no environment, as reterm-latencyd starts it (child.uc): no PATH
+		env -i LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" "$UCODE" -L "$MODS" "$ROOT/root/usr/libexec/reterm/https-load" --dir down --check $f --seconds 5 \
 			--url https://flip.test:18445/x --addr 127.0.0.1 --ca "$D/lab-ca.pem" >"$D/fence-load.log" 2>&1
 		sleep 0.3
 		echo "load${f:- --open} $(($(grep -c '^conn' "$D/fence-b.log") - before)) $(tr '\n' '|' <"$D/fence-load.log")"

@@ -89,8 +89,13 @@ export function rules(pid, path, level, addrs, port) {
 
 let state = null;	// { first, cg, table } while fenced
 
+// by its path: reterm-latencyd starts the child without an environment
+// (no PATH), and nft is in /usr/sbin
+const NFT = [ '/usr/sbin/nft', '/sbin/nft', '/usr/bin/nft' ];
+let nft_path = null;
+
 function nft(args) {
-	return system([ 'nft', ...args ]) == 0;
+	return nft_path != null && system([ nft_path, ...args ]) == 0;
 }
 
 // cgroups of ours without a process, then tables whose cgroup is gone
@@ -99,7 +104,7 @@ function sweep(fs, base) {
 		if (match(n, /^[0-9]{1,10}$/) && trim(fs.readfile(`${base}/${n}/cgroup.procs`) ?? 'x') == '')
 			fs.rmdir(`${base}/${n}`);
 
-	let p = fs.popen('nft list tables 2>/dev/null', 'r');
+	let p = fs.popen(`${nft_path} list tables 2>/dev/null`, 'r');
 	let list = p ? p.read('all') : '';
 
 	p?.close();
@@ -146,6 +151,11 @@ export function enter(fs, socket, addrs, port) {
 
 	if (!root)
 		return 'no cgroup v2 hierarchy under /sys/fs/cgroup';
+
+	nft_path = filter(NFT, (p) => fs.access(p, 'x'))[0];
+
+	if (!nft_path)
+		return `no nft (${join(', ', NFT)})`;
 
 	let pid = +fs.readlink('/proc/self');
 	let first = match(fs.readfile('/proc/self/cgroup') ?? '', /(^|\n)0::(\/[^\n]*)/);
