@@ -32,7 +32,10 @@ TLS_DIR = "/tmp/reterm-lab-tls"
 def guided(ucode, extra=(), urls=True):
     """One guided test; latency-run's whole answer (start, result, cpu_pct,
     rss_kb).  urls: plain HTTP to the far server; else the default endpoint."""
-    argv = [ucode, "-L", os.path.join(ROOT, "usr", "share", "ucode"), MONITOR_TEST,
+    # as on OpenWrt, cgroup v2 at /sys/fs/cgroup (the HTTPS load's fence
+    # needs it): `ip netns exec` mounts a /sys of its own without it
+    argv = ["sh", "-c", 'mount -t cgroup2 cgroup2 /sys/fs/cgroup && exec "$@"', "sh",
+            ucode, "-L", os.path.join(ROOT, "usr", "share", "ucode"), MONITOR_TEST,
             "--streams", 4, "--reflector", topo.SRV4, "--wan", "rtr-wan",
             "--allow", topo.SRV4, "--allow", ENDPOINT_HOST, "--ca-file", TLS_DIR + "/lab-ca.pem"]
     if urls:
@@ -95,6 +98,8 @@ def has_uclient(ucode):
 def keep(res, tag, r):
     """The figures of one guided test under names ending in tag."""
     t = r["result"]
+    if t is None:
+        raise RuntimeError("the guided test%s did not run: %s" % (tag, json.dumps(r.get("start"))))
     res["grade" + tag] = t["grade"]
     res["grade%s_rank" % tag] = GRADE_RANK.index(t["grade"]) if t["grade"] in GRADE_RANK else -1
     res["added_ms_download" + tag] = t["download"]["added_ms"]
