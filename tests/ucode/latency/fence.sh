@@ -6,8 +6,9 @@
 # (reterm.latency.test.fence), in a network and mount namespace of its
 # own (root, nft, python3, cgroup v2):
 #  - fence_live.uc: a fenced process is reset everywhere but the allowed
-#    address and port, its table and cgroup go with leave(), and what a
-#    holder killed with SIGKILL left is swept by the next one;
+#    address and port, holds() tells when the table went, its table and
+#    cgroup go with leave(), and what a holder killed with SIGKILL left is
+#    swept by the next one, what a running one holds is not;
 #  - https-load against a name whose DNS answers flip (flipdns.py: the
 #    checked 127.0.0.1 to https-load's own lookup, 127.0.0.2 to uclient's):
 #    without --fence uclient connects to 127.0.0.2 (the hole the fence
@@ -51,11 +52,16 @@ while True: time.sleep(60)' &
 	# the fence itself, and the sweep of what a killed holder left
 	"$UCODE" -L "$MODS" -L "$MON" "$MON/fence_live.uc" hold 18445 >"$D/fence-hold.log" 2>&1 &
 	holder=$!
-	for i in $(seq 50); do grep -q . "$D/fence-hold.log" && break; sleep 0.1; done
+	"$UCODE" -L "$MODS" -L "$MON" "$MON/fence_live.uc" hold 18445 >"$D/fence-live.log" 2>&1 &
+	alive=$!
+	for i in $(seq 50); do grep -q . "$D/fence-hold.log" && grep -q . "$D/fence-live.log" && break; sleep 0.1; done
 	kill -9 $holder
 	wait $holder 2>/dev/null
-	"$UCODE" -L "$MODS" -L "$MON" "$MON/fence_live.uc" check 18446 18445 "$(sed -n 's/^held //p' "$D/fence-hold.log")"
+	"$UCODE" -L "$MODS" -L "$MON" "$MON/fence_live.uc" check 18446 18445 "$(sed -n 's/^held //p' "$D/fence-hold.log")" \
+		"$(sed -n 's/^held //p' "$D/fence-live.log")"
 	echo "live $?"
+	kill -9 $alive
+	wait $alive 2>/dev/null
 	# the flipping name: without the fence, then with it
 	for f in "" --fence; do
 		before=$(grep -c '^conn' "$D/fence-b.log")
@@ -69,6 +75,10 @@ while True: time.sleep(60)' &
 	echo "hold $(cat "$D/fence-hold.log")"
 	echo "tables $(nft list tables | grep -c reterm_https_)"
 	kill $lis $open $dns
+	# the killed holder's cgroup (the namespace takes its table along)
+	for c in /sys/fs/cgroup/reterm-https /sys/fs/cgroup/unified/reterm-https; do
+		[ -d "$c" ] && find "$c" -mindepth 1 -maxdepth 1 -type d -exec rmdir {} + 2>/dev/null
+	done
 	EOS
 	)
 	local rc=$?

@@ -5,11 +5,13 @@
 //
 //   fence_live.uc hold PORT_ALLOWED     fence in to 127.0.0.2:PORT_ALLOWED,
 //                                       say "held PID", wait to be killed
-//   fence_live.uc check PORT_OPEN PORT_ALLOWED
+//   fence_live.uc check PORT_OPEN PORT_ALLOWED KILLED LIVE
 //       fenced in to 127.0.0.2:PORT_ALLOWED: a connect to 127.0.0.1:PORT_OPEN
 //       (a listener is there) is reset, one to 127.0.0.2:PORT_ALLOWED gets
-//       through; what a killed holder left (its table, its cgroup) is swept;
-//       leave() takes this process's table and cgroup away again
+//       through; what holder KILLED (SIGKILL) left, its table and cgroup,
+//       is swept, what holder LIVE holds is not; holds() says so until the
+//       table goes (as with `fw4 flush`); leave() takes this process's
+//       table and cgroup away again
 
 'use strict';
 
@@ -54,6 +56,7 @@ if (mode == 'hold') {
 
 let c = checker('latency/tls-fence');
 let killed = ARGV[3];	// the pid of a holder killed with SIGKILL
+let live = ARGV[4];	// the pid of a holder still running
 
 c.ok(`a killed holder left its table (${killed})`, index(tables(), `table inet reterm_https_${killed}`) >= 0);
 c.ok('reaches 127.0.0.1 before the fence', reaches('127.0.0.1', +ARGV[1]));
@@ -66,9 +69,15 @@ c.ok('in its own cgroup', match(fs.readfile('/proc/self/cgroup'), /0::\/(.*\/)?r
 c.ok(`its table (${join(' ', tables())})`, index(tables(), `table inet reterm_https_${me}`) >= 0);
 c.ok('the killed holder\'s table swept', index(tables(), `table inet reterm_https_${killed}`) < 0);
 c.ok('the killed holder\'s cgroup swept', !fs.stat(`${base()}/${killed}`));
+c.ok(`a live holder's table kept (${live})`, index(tables(), `table inet reterm_https_${live}`) >= 0);
+c.ok('a live holder\'s cgroup kept', fs.stat(`${base()}/${live}`) != null);
 c.ok('a connect elsewhere (127.0.0.1, a listener there) is reset', !reaches('127.0.0.1', +ARGV[1]));
 c.ok('the allowed address and port are reached', reaches('127.0.0.2', +ARGV[2]));
 c.ok('the allowed address on another port is reset', !reaches('127.0.0.2', +ARGV[1]));
+c.ok('holds() while the table is there', F.holds(socket));
+system([ 'nft', 'delete', 'table', 'inet', `reterm_https_${me}` ]);
+c.ok('holds() is false once the table is gone (fw4 flush)', F.holds(socket) === false);
+c.ok('... and 127.0.0.1 is reached then (what holds() saw)', reaches('127.0.0.1', +ARGV[1]));
 
 F.leave(fs);
 

@@ -35,7 +35,8 @@
 #                       connected to), latency/tls-fence (the kernel
 #                       holds the child to the checked addresses: a name
 #                       whose DNS answers flip reaches nothing else;
-#                       tests/ucode/latency/fence.sh)
+#                       tests/ucode/latency/fence.sh), latency/tls-orphan
+#                       (a load whose daemon went away ends)
 #   latency/daemon-exit reterm-latencyd's ways out with adaptive shaping on
 #                       (tests/ucode/latency/exit.sh; root, ubusd, ubus)
 #   latency/daemon-files reterm-latencyd raising CAKE under load writes no

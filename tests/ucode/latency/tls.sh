@@ -28,7 +28,7 @@ tls_test() {
 		why="ucode-mod-uclient not found"
 	fi
 	if [ -n "$why" ]; then
-		for t in tls tls-upload tls-slow-answer tls-rcvbuf tls-silent-client tls-target tls-refused tls-fence; do
+		for t in tls tls-upload tls-slow-answer tls-rcvbuf tls-silent-client tls-target tls-refused tls-fence tls-orphan; do
 			skipped "latency/$t" "$why"
 		done
 		return
@@ -62,6 +62,7 @@ tlsca.make('$d', 'speed.test', tag='other')" ) || { notok "latency/tls (openssl 
 	tls_target_test "$d"
 	tls_refused_test "$d"
 	tls_fence_test "$d"
+	tls_orphan_test "$d"
 }
 
 # tls_ns DIR NAME [httpsd.py options] <BODY: the sh code on stdin run in a
@@ -294,5 +295,35 @@ tls_refused_test() {
 	else
 		notok latency/tls-refused
 		sed 's/^/#   /' "$d/refused.log"
+	fi
+}
+
+# latency/tls-orphan: https-load whose reterm-latencyd went away (its end
+# of the pair closed after 1 s) ends within 3 s, not at its --seconds 20
+# (uloop ignores SIGPIPE: writing does not end it).
+tls_orphan_test() {
+	local d=$1 took
+	took=$(python3 - "$UCODE" "$MODS" "$ROOT/root/usr/libexec/reterm/https-load" "$d/lab-ca.pem" <<-'EOS'
+	import socket, subprocess, sys, time
+	ucode, mods, load, ca = sys.argv[1:5]
+	ours, theirs = socket.socketpair()
+	p = subprocess.Popen([ucode, "-L", mods, load, "--dir", "down", "--url", "https://localhost:1/x",
+	                      "--streams", "1", "--ca", ca, "--seconds", "20"],
+	                     stdin=subprocess.DEVNULL, stdout=theirs.fileno(), stderr=subprocess.DEVNULL)
+	theirs.close()
+	time.sleep(1)
+	ours.close()
+	t0 = time.time()
+	try:
+	    p.wait(timeout=15)
+	except subprocess.TimeoutExpired:
+	    p.kill()
+	print(round(time.time() - t0, 1))
+	EOS
+	)
+	if [ -n "$took" ] && python3 -c "import sys; sys.exit(0 if float('$took') <= 3 else 1)"; then
+		ok "latency/tls-orphan (ended $took s after its parent's end closed)"
+	else
+		notok "latency/tls-orphan (still running ${took:-?} s after its parent's end closed, want <= 3)"
 	fi
 }

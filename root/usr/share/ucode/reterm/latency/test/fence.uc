@@ -11,11 +11,13 @@
 // <mount>/reterm-https/<pid>) and loads a table of its own,
 // `inet reterm_https_<pid>`, whose output chain answers every other TCP
 // packet of a socket in that cgroup with a reset (the connect fails at
-// once).  Before any connection it proves the fence holds: a connect to
-// a listener of its own on loopback must be refused.  On its way out it
-// goes back to its first cgroup and removes both; what a killed child
-// left behind is swept by the next one (cgroups without a process, then
-// tables whose cgroup is gone).
+// once; DNS over TCP to loopback passes).  Before any connection it
+// proves the fence holds: a connect to a listener of its own on loopback
+// must fail and the fence's counter of resets must have risen.  While it
+// runs it asks again (holds(): the table goes with `fw4 flush` or
+// `nft flush ruleset`).  On its way out it goes back to its first cgroup
+// and removes both; what a killed child left behind is swept by the next
+// one (cgroups whose process is gone, then tables whose cgroup is gone).
 //
 //   rules(pid, path, level, addrs, port)
 //                                  the table as one nft command, or null
@@ -25,11 +27,13 @@
 //   mount(text)                    the cgroup v2 mount point in
 //                                  /proc/self/mounts text, or null (pure)
 //   enter(fs, socket, addrs, port) null when fenced, else why not
+//   holds(socket)                  still fenced (a loopback connect is
+//                                  refused; no process started)
 //   leave(fs)                      table and cgroup removed
 
 'use strict';
 
-import { ip } from 'reterm.validate';
+import { ip, matches } from 'reterm.validate';
 
 // nft names cgroups by their path under this directory
 const SYSFS = '/sys/fs/cgroup';
@@ -41,7 +45,7 @@ export function mount(text) {
 
 		if (length(f) > 2 && f[2] == 'cgroup2' &&
 		    (f[1] == SYSFS || substr(f[1], 0, length(SYSFS) + 1) == SYSFS + '/') &&
-		    match(f[1], /^\/[A-Za-z0-9_\/-]{1,100}$/))
+		    matches(f[1], /^\/[A-Za-z0-9_\/-]{1,100}$/))
 			return f[1];
 	}
 
@@ -51,7 +55,7 @@ export function mount(text) {
 export function rules(pid, path, level, addrs, port) {
 	if (type(pid) != 'int' || pid < 1 || type(port) != 'int' || port < 1 || port > 65535 ||
 	    type(level) != 'int' || level < 1 || level > 8 ||
-	    !match(path ?? '', /^[A-Za-z0-9_-]{1,40}(\/[A-Za-z0-9_-]{1,40}){0,3}$/))
+	    !matches(path, /^[A-Za-z0-9_-]{1,40}(\/[A-Za-z0-9_-]{1,40}){0,3}$/))
 		return null;
 
 	let v4 = [], v6 = [];
@@ -61,6 +65,12 @@ export function rules(pid, path, level, addrs, port) {
 
 		if (c == null)
 			return null;
+
+		// an IPv4-mapped address leaves as IPv4
+		let m = match(c, /^::ffff:([0-9.]+)$/);
+
+		if (m && ip(m[1]) != null)
+			c = ip(m[1]);
 
 		push(index(c, ':') < 0 ? v4 : v6, `${c} . ${port}`);
 	}
@@ -76,14 +86,17 @@ export function rules(pid, path, level, addrs, port) {
 	if (length(v6))
 		push(fence, `ip6 daddr . tcp dport { ${join(', ', v6)} } accept`);
 
-	push(fence, 'oifname "lo" tcp dport 53 accept', 'reject with tcp reset');
+	// DNS over TCP to a resolver on loopback (dnsmasq), not to the
+	// router's other addresses (they leave through lo too)
+	push(fence, 'ip daddr 127.0.0.0/8 tcp dport 53 accept', 'ip6 daddr ::1 tcp dport 53 accept',
+		'counter reject with tcp reset');
 
 	// added, deleted and made again in one transaction: a table a
 	// process with the same number left behind is replaced, not extended
 	return `add table inet ${TABLE}${pid}; delete table inet ${TABLE}${pid}; ` +
 		`table inet ${TABLE}${pid} { ` +
 		`chain out { type filter hook output priority filter; policy accept; ` +
-		`socket cgroupv2 level ${level} "${path}" meta l4proto tcp jump fence; }; ` +
+		`meta l4proto tcp socket cgroupv2 level ${level} "${path}" jump fence; }; ` +
 		`chain fence { ${join('; ', fence)}; }; }`;
 };
 
@@ -94,22 +107,31 @@ let state = null;	// { first, cg, table } while fenced
 const NFT = [ '/usr/sbin/nft', '/sbin/nft', '/usr/bin/nft' ];
 let nft_path = null;
 
+// nft with its output nowhere: our stdout is the pair to the daemon, and
+// a sibling's sweep racing ours is not worth a line in its log
 function nft(args) {
-	return nft_path != null && system([ nft_path, ...args ]) == 0;
+	return nft_path != null &&
+		system([ '/bin/sh', '-c', 'exec "$0" "$@" >/dev/null 2>&1', nft_path, ...args ]) == 0;
 }
 
-// cgroups of ours without a process, then tables whose cgroup is gone
-function sweep(fs, base) {
-	for (let n in fs.lsdir(base) ?? [])
-		if (match(n, /^[0-9]{1,10}$/) && trim(fs.readfile(`${base}/${n}/cgroup.procs`) ?? 'x') == '')
-			fs.rmdir(`${base}/${n}`);
-
-	let p = fs.popen(`${nft_path} list tables 2>/dev/null`, 'r');
-	let list = p ? p.read('all') : '';
+// nft's listing of a table or chain (names of ours only)
+function listing(fs, what) {
+	let p = fs.popen(`${nft_path} list ${what} 2>/dev/null`, 'r');
+	let t = p ? p.read('all') : '';
 
 	p?.close();
 
-	for (let l in split(list ?? '', '\n')) {
+	return t ?? '';
+}
+
+// cgroups of ours whose process is gone, then tables whose cgroup is gone
+function sweep(fs, base) {
+	for (let n in fs.lsdir(base) ?? [])
+		if (match(n, /^[0-9]{1,10}$/) && !fs.access(`/proc/${n}`) &&
+		    trim(fs.readfile(`${base}/${n}/cgroup.procs`) ?? 'x') == '')
+			fs.rmdir(`${base}/${n}`);
+
+	for (let l in split(listing(fs, 'tables'), '\n')) {
 		let m = match(l, /^table inet reterm_https_([0-9]{1,10})$/);
 
 		if (m && !fs.stat(`${base}/${m[1]}`))
@@ -117,15 +139,22 @@ function sweep(fs, base) {
 	}
 }
 
-// the connection a fenced process must not get: to a listener of its
-// own on loopback, on a port no fence allows
-function proven(socket) {
+// packets the fence has reset so far, or -1
+function resets(fs) {
+	let m = match(listing(fs, `chain inet ${state.table} fence`), /counter packets ([0-9]+) /);
+
+	return m ? +m[1] : -1;
+}
+
+// a connect to a listener of our own on loopback, on a port no fence
+// allows: true when it got through
+function escapes(socket) {
 	let l = socket.listen('127.0.0.1', 0, { socktype: socket.SOCK_STREAM }, 4);
 	let port = l?.sockname()?.port;
 
 	if (!port) {
 		l?.close();
-		return false;
+		return null;
 	}
 
 	let c = socket.connect('127.0.0.1', port, { socktype: socket.SOCK_STREAM }, 2000);
@@ -133,7 +162,7 @@ function proven(socket) {
 	c?.close();
 	l.close();
 
-	return c == null;
+	return c != null;
 }
 
 export function leave(fs) {
@@ -144,6 +173,12 @@ export function leave(fs) {
 	fs.writefile(`${state.first}/cgroup.procs`, '' + +fs.readlink('/proc/self'));
 	fs.rmdir(state.cg);
 	state = null;
+};
+
+// still fenced (after enter()): the table can go while the child runs
+// (`fw4 flush` on a firewall stop, `nft flush ruleset`); no process
+export function holds(socket) {
+	return state != null && escapes(socket) === false;
 };
 
 export function enter(fs, socket, addrs, port) {
@@ -166,23 +201,17 @@ export function enter(fs, socket, addrs, port) {
 	let text = rules(pid, path, 2, addrs, port);
 
 	if (!text)
-		return 'nothing to allow';
+		return `no fence can be written for ${cg} (addresses, port or path out of their grammar)`;
 
 	fs.mkdir(base);
 	sweep(fs, base);
+	fs.mkdir(cg);
 
-	// a sweep by a sibling starting at the same moment may take the
-	// cgroup between mkdir and the move: once more then
-	let moved = false;
-
-	for (let i = 0; i < 2 && !moved; i++) {
-		fs.mkdir(cg);
-		moved = fs.writefile(`${cg}/cgroup.procs`, '' + pid) != null &&
-			index(split(fs.readfile(`${cg}/cgroup.procs`) ?? '', '\n'), '' + pid) >= 0;
-	}
-
-	if (!moved)
+	if (fs.writefile(`${cg}/cgroup.procs`, '' + pid) == null ||
+	    index(split(fs.readfile(`${cg}/cgroup.procs`) ?? '', '\n'), '' + pid) < 0) {
+		fs.rmdir(cg);
 		return `this process could not be moved into ${cg}`;
+	}
 
 	state = { first: first ? root + (first[2] == '/' ? '' : first[2]) : root, cg, table: TABLE + pid };
 
@@ -191,9 +220,12 @@ export function enter(fs, socket, addrs, port) {
 		return 'nft refused the table (needs nftables with the socket match, kmod-nft-socket)';
 	}
 
-	if (!proven(socket)) {
+	// the proof: the connect failed, and because the fence reset it
+	let before = resets(fs), got = escapes(socket), after = resets(fs);
+
+	if (got !== false || before < 0 || after <= before) {
 		leave(fs);
-		return 'the kernel did not hold the fence (a connect to an address not allowed got through)';
+		return 'the kernel did not hold the fence (a connect to an address not allowed was not reset by it)';
 	}
 
 	return null;
