@@ -283,7 +283,8 @@ def _measured(seen):
         value = dict.get(seen, key)
         if isinstance(value, float):
             shown.append("%s=%.4g" % (key, value))
-        elif not isinstance(value, (list, dict)):
+        elif not isinstance(value, (list, dict)) or len(repr(value)) <= 300:
+            # a short list too (a long one, a trace, says nothing here)
             shown.append("%s=%s" % (key, value))
     return " (measured: %s)" % ", ".join(shown) if shown else ""
 

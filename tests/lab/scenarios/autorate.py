@@ -338,6 +338,9 @@ def outage(ucode):
          "outage_off_base_rows": sum(1 for row in rows if down + 5 <= row[0] and row[0] + 1 <= up and not at_base(row)),
          "outage_shunned": sorted("%s: %s" % (x["target"], x.get("why"))
                                   for x in st.get("reflectors", []) if x.get("state") != "used"),
+         # the shun decisions (a reflector's reason and when, mono ms)
+         "outage_shun_notes": ["%s at %s" % (d.get("reason"), d.get("t")) for d in st.get("decisions", [])
+                               if d.get("target")],
          "trace_outage": c["trace"], "outage_at": [round(down, 3), round(up, 3)]}
     t = first(lambda row: row[0] + 1 >= down and at_base(row))
     r["outage_base_after_s"] = round(t - down, 1) if t else None

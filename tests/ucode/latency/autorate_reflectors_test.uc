@@ -153,6 +153,41 @@ function dip(which, owd) {
 	c.ok(`silent reflector: the drop is still cut (${l.ctl.rate('dl')})`, l.ctl.rate('dl') <= 11000);
 }
 
+// ---- the line drops probes (a full buffer's tail, a lossy radio) ---------
+// losses that hit every reflector alike are the line's, not a reflector's:
+// none is shunned (the lab's outage check saw one go after the WAN came
+// back, its buffer refilling); a dead reflector on that line still is
+function lossy(p, seed, dead) {
+	let x = seed * 7919;
+	let rand = () => { x = (x * 16807) % 2147483647; return x / 2147483647.0; };
+	let l = line(good, { cap: (d) => (d == 'dl' ? 16000 : 20000), load: (d) => d == 'dl',
+		silent: (who, t) => t > 2000 && (who == dead || rand() < p) });
+
+	l.run(30000);
+
+	return map(filter(l.ctl.status(l.now()).reflectors, (r) => r.state != 'used'), (r) => r.target);
+}
+
+for (let p in [ 0.1, 0.2, 0.3, 0.4 ]) {
+	let runs = 0;
+
+	for (let seed = 1; seed <= 20; seed++)
+		if (length(lossy(p, seed)))
+			runs++;
+
+	c.eq(`line loss ${p * 100} %, every reflector alike, 20 runs of 30 s: runs that shunned one`, runs, 0);
+}
+
+for (let p in [ 0, 0.1, 0.3 ]) {
+	let missed = 0;
+
+	for (let seed = 1; seed <= 10; seed++)
+		if (lossy(p, seed, '192.0.2.2') + '' != [ '192.0.2.2' ] + '')
+			missed++;
+
+	c.eq(`a dead reflector on a line losing ${p * 100} %, 10 runs: runs where it alone was not shunned`, missed, 0);
+}
+
 // ---- a reflector that answers late on its own ----------------------------
 {
 	let l = line(good, { cap: (d) => (d == 'dl' ? 60000 : 20000), load: (d) => d == 'dl',

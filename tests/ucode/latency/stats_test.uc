@@ -101,4 +101,15 @@ for (let t = 0; t < 10000; t += 1000)
 
 c.ok(sprintf('jitter keeps it near the minimum (%.2f)', b2.value()), b2.value() >= 20 && b2.value() < 20.3);
 
+// the binomial tail the reflectors' loss judgement uses
+let near = (a, b, e) => a - b < e && b - a < e;
+
+c.ok('tail: k = 0 is certain', near(stats.tail(10, 0, 0.3), 1, 1e-9));
+c.ok(sprintf('tail: 5 or more heads of 10 fair coins: 638/1024 (%.6f)', stats.tail(10, 5, 0.5)),
+	near(stats.tail(10, 5, 0.5), 638 / 1024.0, 1e-9));
+c.ok(sprintf('tail: all 10 lost at 30 %%: 0.3^10 (%.3g)', stats.tail(10, 10, 0.3)),
+	near(stats.tail(10, 10, 0.3), 0.0000059049, 1e-12));
+c.ok(sprintf('tail: 5 of 10 at 3 %% (%.3g) is below LINE_P, 9 of 10 at 30 %% (%.3g) is not', stats.tail(10, 5, 1 / 32.0),
+	stats.tail(10, 9, 0.3)), stats.tail(10, 5, 1 / 32.0) < 0.0001 && stats.tail(10, 9, 0.3) > 0.0001);
+
 c.done();

@@ -131,6 +131,28 @@ export function percentile(values, p) {
 };
 
 // Median (mean of the two middle values for an even count); null if empty.
+// P(X >= k), X binomial over n tries at p
+export function tail(n, k, p) {
+	let sum = 0;
+
+	for (let i = k; i <= n; i++) {
+		let c = 1;
+
+		for (let j = 1; j <= i; j++)
+			c = c * (n - i + j) / j;
+
+		for (let j = 0; j < i; j++)
+			c *= p;
+
+		for (let j = 0; j < n - i; j++)
+			c *= 1 - p;
+
+		sum += c;
+	}
+
+	return sum;
+};
+
 export function median(values) {
 	let v = sort(filter(values ?? [], x => num(x) != null), asc), n = length(v);
 

@@ -17,14 +17,19 @@
 //
 // Reflectors are judged as they answer:
 //   lost     LOST_OF of its last HEALTH_N probes lost while the others
-//            answered: not used for SHUN_MS, then tried again.  A loss
-//            counts against its reflector only when the probe sent to
-//            another reflector just before it (within LOSS_SPAN_MS) was
+//            answered, and more of them lost than the line explains:
+//            not used for SHUN_MS, then tried again.  A loss counts
+//            against its reflector only when the probe sent to another
+//            reflector just before it (within LOSS_SPAN_MS) was
 //            answered; it is judged once every probe sent before it has
 //            reported (SETTLE_MS later: the prober's timeout is shorter).
 //            Reflectors silent all at once (a WAN outage, an ICMP loss
 //            burst) are the line, not theirs: within such a silence
-//            only its first loss has an answered neighbour.  The last
+//            only its first loss has an answered neighbour.  A line that
+//            drops probes now and then (a full buffer's tail, a lossy
+//            radio) loses some of every reflector's: its losses must be
+//            unlikely (at most LINE_P) at the loss rate the other
+//            reflectors in use saw over the same probes' time.  The last
 //            reflector in use is never shunned for losses
 //   erratic  ERRATIC_OF times in STRIKE_MS a delta above delay_ms that
 //            the other reflectors' answers contradict: low ones (at most
@@ -51,7 +56,7 @@ export const WINDOW = 6, OWD_TOL_MS = 5, OWD_MISFITS = 5;
 export const HEALTH_N = 10, LOST_OF = 5, SHUN_MS = 600000, GONE_MS = 60000;
 export const FALLBACK_EVERY = 4;
 export const JUDGE_MS = 1000, ERRATIC_OF = 4, STRIKE_MS = 20000;
-export const LOSS_SPAN_MS = 2000, SETTLE_MS = 3000;
+export const LOSS_SPAN_MS = 2000, SETTLE_MS = 3000, LINE_P = 0.0001;
 
 // At most this many configured reflectors (reterm.latency.settings
 // refuses the rest): at the idle probe rate (one a second), while near
@@ -165,7 +170,7 @@ export function count(list, f) {
 // delay_ms: the delay that counts as high; note(t, why, target): a
 // reflector was shunned (the controller keeps it as a decision)
 export function create(delay_ms, note) {
-	let refl = {};		// target -> { base, ow: { dl, ul, misfits } | null, hist: [ 'a' | 'x' | 'l' ], shunned_until, why, last }
+	let refl = {};		// target -> { base, ow: { dl, ul, misfits } | null, hist: [ { w: 'a' | 'x' | 'l', t } ], shunned_until, why, last }
 	let window = [];	// newest last
 	let results = [];	// { t, target, ok } sent in the last SETTLE_MS + LOSS_SPAN_MS (the losses' neighbours)
 	let pending = [];	// { t, target } losses not judged yet
@@ -232,15 +237,33 @@ export function create(delay_ms, note) {
 		return null;
 	}
 
-	// a judged probe of target: 'a' answered, 'x' lost while the others
-	// answered, 'l' lost with the others (the line)
-	function record(target, what) {
+	// a judged probe of target (sent at t): 'a' answered, 'x' lost while
+	// the others answered, 'l' lost with the others (the line)
+	function record(target, what, t) {
 		let r = refl[target];
 
-		push(r.hist, what);
+		push(r.hist, { w: what, t });
 
 		if (length(r.hist) > HEALTH_N)
 			shift(r.hist);
+	}
+
+	// the share of their probes sent from since to until that the other
+	// reflectors in use lost (t: mono now; a probe lost and one answered
+	// counted in: a few probes say little).  A loss is in hist SETTLE_MS
+	// after an answer would be: until is a loss's time, judged by now
+	function line_loss(target, since, until, t) {
+		let lost = 1, all = 2;
+
+		for (let x, r in refl)
+			if (x != target && healthy(x, t))
+				for (let h in r.hist)
+					if (h.t >= since && h.t <= until) {
+						all++;
+						lost += (h.w != 'a');
+					}
+
+		return lost / (1.0 * all);
 	}
 
 	// another reflector in use besides target (t: mono now)
@@ -276,11 +299,16 @@ export function create(delay_ms, note) {
 				if (x.target != l.target && x.t < l.t && (prev == null || x.t > prev.t))
 					prev = x;
 
-			record(l.target, (prev?.ok && l.t - prev.t <= LOSS_SPAN_MS) ? 'x' : 'l');
+			record(l.target, (prev?.ok && l.t - prev.t <= LOSS_SPAN_MS) ? 'x' : 'l', l.t);
 
-			if (count(r.hist, (x) => x == 'x') >= LOST_OF && others_in_use(l.target, l.t))
-				shun(l.target, newest, sprintf('%d of its last %d probes unanswered while others answered',
-					count(r.hist, (x) => x == 'x'), length(r.hist)));
+			if (count(r.hist, (x) => x.w == 'x') < LOST_OF || !others_in_use(l.target, l.t))
+				continue;
+
+			let lost = count(r.hist, (x) => x.w != 'a'), p = line_loss(l.target, r.hist[0].t, l.t, newest);
+
+			if (stats.tail(length(r.hist), lost, p) <= LINE_P)
+				shun(l.target, newest, sprintf('%d of its last %d probes unanswered while the others lost %d %%',
+					lost, length(r.hist), int(p * 100 + 0.5)));
 		}
 
 		// the neighbours the next losses due may need
@@ -337,7 +365,7 @@ export function create(delay_ms, note) {
 
 			if (delta != null) {
 				r.one_way = dir != null;	// its last answer split the delay
-				record(target, 'a');
+				record(target, 'a', t);
 			}
 
 			result(target, t, delta != null);
@@ -405,7 +433,7 @@ export function create(delay_ms, note) {
 
 				push(rl, { target, state: off ? 'shunned' : 'used', why: off ? r.why : null,
 					baseline_ms: stats.round1(r.base.value()), one_way: r.one_way == true,
-					answered: count(r.hist, (x) => x == 'a'), probes: length(r.hist) });
+					answered: count(r.hist, (x) => x.w == 'a'), probes: length(r.hist) });
 			}
 
 			return rl;
