@@ -39,7 +39,7 @@ include ../../luci.mk
 else
 
 # the benchmark's scenarios (`make lab`); `make test` runs every scenario
-LAB_SCENARIOS ?= baseline proxy shaping latency autorate autorate@24.10 flood
+LAB_SCENARIOS ?= baseline proxy shaping latency autorate autorate@24.10 lines flood
 OUT ?= dist
 
 .PHONY: test lab ipk apk deps clean

@@ -131,6 +131,23 @@ TARGETS += [
     _t("autorate", "adaptive shaping: <= 1 probe/s idle", "probes_per_s_idle", lambda f, p, r: 0 < f <= 1, "/s"),
     _t("autorate", "adaptive shaping: >= 4.5 probes/s loaded", "probes_per_s_loaded", at_least(4.5), "/s"),
 ]
+# adaptive shaping on lines it was not tuned on (issue 32: both directions
+# moving, paths of 20/40/80 ms; scenarios/lines.py): it uses the line, as
+# well as CAKE fixed at the schedule's median does, and holds the latency,
+# never worse than the bare line
+for sched in ("steps2", "walk2", "starlink-steady", "starlink-outages"):
+    for rtt in (20, 40, 80):
+        k = "%s_%dms" % (sched, rtt)
+        for d, way in (("dl", "download"), ("ul", "upload")):
+            TARGETS.append(_t("lines", "adaptive shaping, %s, %d ms: %s >= 0.85 of the line, >= CAKE fixed's"
+                              % (sched, rtt, way), "util_%s_%s_autorate" % (d, k),
+                              lambda f, p, r: f >= 0.85 and p is not None and f >= p, "",
+                              "util_%s_%s_fixed" % (d, k), "CAKE fixed"))
+        for key, line, text in (("added_ms_mean", 15, "mean"), ("added_ms_p95", 40, "p95")):
+            TARGETS.append(_t("lines", "adaptive shaping, %s, %d ms: %s added <= %d ms, <= the bare line's"
+                              % (sched, rtt, text, line), "%s_%s_autorate" % (key, k),
+                              lambda f, p, r, line=line: f <= line and p is not None and f <= p, "ms",
+                              "%s_%s_none" % (key, k), "bare line"))
 # an ICMP echo flood from the LAN at the router while adaptive shaping runs
 # (issue 30 item 1): what a viewer of the Overview waits for its rows, and
 # the controller's ticks (every 200 ms), against a calm run of the same length

@@ -20,7 +20,7 @@ mkdir -p "$out"
 rm -f "$out/results.json" "$out/vm-timeout" "$out/plans.json"
 # the guest sees the host's files but not its environment: the LAB_*
 # settings read inside (LAB_MODE, LAB_SCENARIO_TIMEOUT, LAB_WATCHDOG_GRACE,
-# LAB_AUTORATE_*) go on its command line, each checked to be a plain word
+# LAB_AUTORATE_*, LAB_LINES_*) go on its command line, each checked to be a plain word
 # list; the scenarios go as arguments (LAB_SCENARIOS, read by make, stays
 # here), each one word of [a-z0-9@.-]
 pass=""

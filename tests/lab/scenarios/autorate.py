@@ -157,12 +157,13 @@ def shaping_off():
         sh.run(argv, ns="rtr", check=False)
 
 
-def controller(ucode, seconds, log=None, auto=True):
-    """reterm-latencyd's sampler service with adaptive shaping; auto=False: the
-    sampler alone with the same prober (raw ICMP sockets in the process),
-    whose own CPU is what the controller adds to"""
+def controller(ucode, seconds, log=None, auto=True, rates=DL + UL):
+    """reterm-latencyd's sampler service with adaptive shaping (rates: its
+    six, kbit/s); auto=False: the sampler alone with the same prober (raw
+    ICMP sockets in the process), whose own CPU is what the controller adds
+    to"""
     extra = ["--tick-log", os.path.join(OUT, "ticks-%s.jsonl" % log)] if log and TICKS else []
-    extra += ["--autorate", ",".join(str(v) for v in DL + UL)] if auto else ["--prober", "icmp"]
+    extra += ["--autorate", ",".join(str(v) for v in rates)] if auto else ["--prober", "icmp"]
     argv = sh._argv([ucode, "-L", os.path.join(ROOT, "usr", "share", "ucode"), MONITOR_TEST,
                      "--sample-seconds", seconds, "--wan", "rtr-wan", "--reflector", topo.SRV4,
                      "--reflector", topo.SRV6] + extra, ns="rtr")
