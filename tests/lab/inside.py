@@ -148,11 +148,17 @@ def release_ucode(name):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
+    # the results of an earlier VM stay (vm.sh: a stalled guest's scenarios
+    # run again in a new one)
+    ap.add_argument("--keep", action="store_true")
     ap.add_argument("scenarios", nargs="+")
     args = ap.parse_args()
     prepare()
     path = os.path.join(args.out, "results.json")
     results = {}
+    if args.keep and os.path.exists(path):
+        with open(path) as f:
+            results = json.load(f)
     failed = False
     forced = os.environ.get("LAB_SCENARIO_TIMEOUT")
     signal.signal(signal.SIGALRM, on_alarm)

@@ -17,7 +17,7 @@ out="$here/out"
 vng="$top/.cache/venv/bin/vng"
 # no results of an earlier run stay for the checks, whatever happens below
 mkdir -p "$out"
-rm -f "$out/results.json" "$out/vm-timeout" "$out/plans.json"
+rm -f "$out/results.json" "$out/vm-timeout" "$out/vm-stalled" "$out/plans.json"
 # the guest sees the host's files but not its environment: the LAB_*
 # settings read inside (LAB_MODE, LAB_SCENARIO_TIMEOUT, LAB_WATCHDOG_GRACE,
 # LAB_AUTORATE_*, LAB_LINES_*) go on its command line, each checked to be a plain word
@@ -25,7 +25,7 @@ rm -f "$out/results.json" "$out/vm-timeout" "$out/plans.json"
 # here), each one word of [a-z0-9@.-]
 pass=""
 for v in $(env | sed -n 's/^\(LAB_[A-Z0-9_]*\)=.*/\1/p'); do
-	case $v in LAB_VM_TIMEOUT|LAB_CPU_QUOTA|LAB_SCENARIOS) continue ;; esac
+	case $v in LAB_VM_TIMEOUT|LAB_CPU_QUOTA|LAB_SCENARIOS|LAB_SILENT_S) continue ;; esac
 	eval "val=\${$v}"
 	case $val in
 	*[!A-Za-z0-9_.,\ -]*) echo "lab: $v: only letters, digits, '_.,-' and spaces" >&2; exit 2 ;;
@@ -71,10 +71,70 @@ fi
 # the Shaping view's plans the scenarios apply: jsdom with OpenWrt's LuCI,
 # made here in seconds rather than minutes under the VM's emulation
 python3 "$here/labkit/plans.py" "$@"
+# A guest that prints nothing for LAB_SILENT_S (600) s has stalled: the
+# in-VM watchdog (inside.py) says which scenario runs every 5 minutes, so
+# two beats were missed.  The whole guest stops then (twice in the CI's
+# autorate so far, QEMU busy on both cores, no line from any process).  It
+# is killed, said so, and the scenarios without results run once more in
+# a new VM (--keep: the results so far stay); a second stall fails.  The
+# guest kernel's warnings (soft lockups, RCU stalls, hung tasks) are on
+# the console (loglevel 4), so a stall shows its trace.
+silent=${LAB_SILENT_S:-600}
+case $silent in ''|*[!0-9]*) echo "lab: LAB_SILENT_S: seconds" >&2; exit 2 ;; esac
+start=$(date +%s)
+# vm SCENARIO...: one VM, its output through a pipe (QEMU reopens its
+# stderr for the kernel's console: a file would be truncated under us);
+# each line touches $out/vm.beat.  rc 124/137 at the time limit, 200
+# when the guest stalled
+vm() {
+	local left=$((limit - $(date +%s) + start)) beat="$out/vm.beat" piped
+	[ "$left" -gt 60 ] || left=60
+	rm -f "$out/vm.rc" "$out/vm.pid"
+	: > "$beat"
+	{
+		PATH="$top/.cache/venv/bin:$PATH" timeout --kill-after=30 "$left" "$vng" --run "$kernel" --disable-kvm \
+			--cpus 2 --memory 1536M --verbose --append "loglevel=4" --rwdir "$out" --cwd "$top" \
+			--exec "env$pass /usr/bin/python3 $here/inside.py --out $out ${keep:+$keep }$*" 2>&1 &
+		echo $! > "$out/vm.pid"
+		wait $!
+		echo $? > "$out/vm.rc"
+	} | {
+		while IFS= read -r line || [ -n "$line" ]; do
+			printf '%s\n' "$line"
+			: > "$beat"
+		done
+	} &
+	piped=$!
+	while kill -0 "$piped" 2>/dev/null; do
+		sleep 2
+		if [ $(($(date +%s) - $(stat -c %Y "$beat"))) -ge "$silent" ] && [ -s "$out/vm.pid" ] && [ ! -e "$out/vm.rc" ]; then
+			kill "$(cat "$out/vm.pid")"
+			wait "$piped"
+			echo "lab: the guest printed nothing for $silent s: it stalled; the VM was stopped"
+			return 200
+		fi
+	done
+	wait "$piped"
+	return "$(cat "$out/vm.rc" 2>/dev/null || echo 1)"
+}
+keep=""
 rc=0
-PATH="$top/.cache/venv/bin:$PATH" timeout --kill-after=30 "$limit" "$vng" --run "$kernel" --disable-kvm --cpus 2 --memory 1536M \
-	--rwdir "$out" --cwd "$top" \
-	--exec "env$pass /usr/bin/python3 $here/inside.py --out $out $*" || rc=$?
+vm "$@" || rc=$?
+if [ "$rc" = 200 ]; then
+	# the scenarios that wrote no results, in their order
+	again=$(python3 -c 'import json, sys
+try:
+    done = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    done = {}
+print(" ".join(s for s in sys.argv[2:] if s not in done))' "$out/results.json" "$@")
+	echo "$again" > "$out/vm-stalled"
+	echo "lab: running again in a new VM: $again"
+	keep="--keep"
+	rc=0
+	vm $again || rc=$?
+	[ "$rc" = 200 ] && echo "lab: the guest stalled again"
+fi
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	echo "$limit" > "$out/vm-timeout"
 	echo "lab: the VM was stopped after $limit s (LAB_VM_TIMEOUT)"

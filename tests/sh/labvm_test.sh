@@ -49,6 +49,33 @@ bad_scenario() {
 	done
 }
 
+# a guest silent for LAB_SILENT_S: stopped, said so, and the scenarios
+# without results run again in a new VM with --keep (results so far stay)
+stalled() {
+	local vng="$T/.cache/venv/bin/vng" keepvng="$T/vng.keep" line
+	cp "$vng" "$keepvng"
+	rm -f "$T/calls" "$T"/vng.args.*
+	mkdir -p "$T/tests/lab/out"
+	cat > "$vng" <<-EOF
+	#!/bin/sh
+	n=\$(cat "$T/calls" 2>/dev/null || echo 0); n=\$((n + 1)); echo \$n > "$T/calls"
+	printf '%s\n' "\$@" > "$T/vng.args.\$n"
+	[ \$n = 1 ] || exit 0
+	echo '{"latency": {"x": 1}}' > "$T/tests/lab/out/results.json"
+	echo "lab: scenario flood (limit 1500 s) ..."
+	exec sleep 60
+	EOF
+	chmod 755 "$vng"
+	env -i PATH="$PATH" LAB_SILENT_S=3 "$T/tests/lab/vm.sh" latency flood >"$T/out" 2>&1
+	mv "$keepvng" "$vng"
+	grep -q "printed nothing for 3 s: it stalled" "$T/out" || { echo "not said: $(cat "$T/out")"; return 1; }
+	[ "$(cat "$T/calls")" = 2 ] || { echo "VMs started: $(cat "$T/calls")"; return 1; }
+	line=$(grep -A1 -x -- --exec "$T/vng.args.2" | tail -n 1)
+	case $line in *"/inside.py --out $T/tests/lab/out --keep flood") ;; *) echo "second VM: $line"; return 1 ;; esac
+	case $line in *LAB_SILENT_S*) echo "LAB_SILENT_S passed in: $line"; return 1 ;; esac
+	[ "$(cat "$T/tests/lab/out/vm-stalled")" = flood ] || { echo "vm-stalled: $(cat "$T/tests/lab/out/vm-stalled")"; return 1; }
+}
+
 skipped=0
 # vm.sh looks for the kernel it would boot before it starts vng
 if ls /boot/vmlinuz-*-amd64 >/dev/null 2>&1; then
@@ -56,6 +83,9 @@ if ls /boot/vmlinuz-*-amd64 >/dev/null 2>&1; then
 else
 	echo "skip - labvm/scenarios (no Debian kernel in /boot: tests/deps.sh installs linux-image-amd64)"
 	skipped=1
+fi
+if ls /boot/vmlinuz-*-amd64 >/dev/null 2>&1; then
+	ok "labvm/stalled: a guest silent for LAB_SILENT_S is stopped and said so; the scenarios without results run again in a new VM (--keep)" stalled
 fi
 ok "labvm/bad-setting: a LAB_ setting with ';' refused, no VM" bad_setting
 ok "labvm/bad-scenario: a scenario name outside [a-z0-9@.-] refused, no VM" bad_scenario
