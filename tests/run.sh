@@ -20,6 +20,8 @@
 #          benchmark instead: the README's speed targets measured and
 #          judged in one table (tests/lab/benchmark.py)
 # and ends with one line: "total: N passed, N failed, N skipped".
+# ucode-24.10 and owrt-24.10 run beside ucode and owrt (both mostly wait;
+# RETERM_TWINS=0: one after the other).
 # `tests/run.sh js ucode` (or TIERS="js ucode") limits the run;
 # LAB_SCENARIOS overrides the lab list.  Before the total it prints how
 # long each tier (and each lab scenario) took.  With CI=true the lab VM gets
@@ -53,10 +55,9 @@ tally() {
 tests/deps.sh || { echo "total: 0 passed, 1 failed"; exit 1; }
 times="deps ${SECONDS}s"
 
-for tier in $TIERS; do
-	log=".cache/tier-$tier.log"
-	echo "=== $tier"
-	t0=$SECONDS
+# run_tier TIER LOG: one tier, its output on stdout (the caller tees it)
+run_tier() {
+	local tier=$1 log=$2
 	case $tier in
 	js)
 		rm -f .cache/vitest.json # a stale report must not stand in for this run
@@ -101,6 +102,40 @@ for tier in $TIERS; do
 		fi ;;
 	*) echo "unknown tier $tier" > "$log" ;;
 	esac
+}
+
+# A release's twin tier (ucode-24.10 beside ucode, owrt-24.10 beside owrt)
+# runs at the same time as its tier: both mostly wait (daemons, timeouts,
+# namespaces; the owrt tier's CPU is ~80 % idle here), each in its own
+# namespaces, roots and temporary files.  Its output is shown when it
+# ends; its time is its own.  RETERM_TWINS=0 runs them one after the other.
+twin_of() {
+	case " $TIERS " in *" $1-24.10 "*) [ "${RETERM_TWINS:-1}" = 1 ] && echo "$1-24.10" ;; esac
+}
+twins=""
+for tier in $TIERS; do
+	log=".cache/tier-$tier.log"
+	case " $twins " in
+	*" $tier "*) # started beside its tier: wait for it
+		wait "$(cat ".cache/twin-$tier.pid")"
+		echo "=== $tier (ran beside ${tier%-24.10})"
+		cat "$log"
+		tally "$tier" "$log"
+		times="$times, $tier $(cat ".cache/twin-$tier.time" 2>/dev/null || echo '?')s"
+		continue ;;
+	esac
+	echo "=== $tier"
+	t0=$SECONDS
+	twin=$(twin_of "$tier")
+	if [ -n "$twin" ]; then
+		twins="$twins $twin"
+		# its output is in its log (run_tier tees it there)
+		rm -f ".cache/twin-$twin.time"
+		( s0=$SECONDS; run_tier "$twin" ".cache/tier-$twin.log" >/dev/null 2>&1
+		  echo $((SECONDS - s0)) > ".cache/twin-$twin.time" ) &
+		echo $! > ".cache/twin-$twin.pid"
+	fi
+	run_tier "$tier" "$log"
 	tally "$tier" "$log"
 	times="$times, $tier $((SECONDS - t0))s"
 	if [ "$tier" = lab ]; then
