@@ -20,8 +20,8 @@
 #          benchmark instead: the README's speed targets measured and
 #          judged in one table (tests/lab/benchmark.py)
 # and ends with one line: "total: N passed, N failed, N skipped".
-# ucode-24.10 and owrt-24.10 run beside ucode and owrt (both mostly wait;
-# RETERM_TWINS=0: one after the other).
+# owrt-24.10 runs beside owrt (both mostly wait; RETERM_TWINS=0: one after
+# the other).
 # `tests/run.sh js ucode` (or TIERS="js ucode") limits the run;
 # LAB_SCENARIOS overrides the lab list.  Before the total it prints how
 # long each tier (and each lab scenario) took.  With CI=true the lab VM gets
@@ -104,13 +104,13 @@ run_tier() {
 	esac
 }
 
-# A release's twin tier (ucode-24.10 beside ucode, owrt-24.10 beside owrt)
-# runs at the same time as its tier: both mostly wait (daemons, timeouts,
-# namespaces; the owrt tier's CPU is ~80 % idle here), each in its own
-# namespaces, roots and temporary files.  Its output is shown when it
+# owrt-24.10 runs at the same time as owrt: both mostly wait on procd,
+# rpcd, uhttpd and timeouts (the owrt tier's CPU is ~80 % idle here), each
+# in its own namespaces, root and temporary files.  Its output is shown when it
 # ends; its time is its own.  RETERM_TWINS=0 runs them one after the other.
 twin_of() {
-	case " $TIERS " in *" $1-24.10 "*) [ "${RETERM_TWINS:-1}" = 1 ] && echo "$1-24.10" ;; esac
+	[ "$1" = owrt ] && [ "${RETERM_TWINS:-1}" = 1 ] || return 0
+	case " $TIERS " in *" $1-24.10 "*) echo "$1-24.10" ;; esac
 }
 twins=""
 for tier in $TIERS; do
