@@ -35,6 +35,10 @@ controller uses >= 0.85 of each direction and adds <= 15 ms (p95 <= 40),
 and is never worse than the bare line on latency nor than CAKE fixed at the
 median on utilisation.
 
+The controller's runs also keep its rates a second (trace_...) and its
+last decisions (decisions_...); with LAB_AUTORATE_TICKS=1 its probes and
+ticks go to out/ticks-lines-<schedule>-<rtt>ms.jsonl.
+
 LAB_LINES_RTTS, LAB_LINES_SCHEDULES and LAB_LINES_VARIANTS (word lists)
 run fewer."""
 import csv
@@ -162,14 +166,16 @@ def allowed(plan, start, t0, t1):
     return got
 
 
-def one(ucode, plan, rtt_ms, variant, idle_ms):
+def one(ucode, name, plan, rtt_ms, variant, idle_ms):
     seconds = len(plan)
     shaping_off()
     set_rates(rtt_ms, *plan[0])
     if variant != "none":
         shaping_on(*medians(plan))
     servers = [measure.start_iperf_server(), measure.start_iperf_server(port=5202)]
-    ctl = controller(ucode, seconds, rates=limits(plan)) if variant == "autorate" else None
+    # LAB_AUTORATE_TICKS=1: its probes and ticks in out/ticks-lines-<schedule>-<rtt>ms.jsonl
+    ctl = controller(ucode, seconds, "lines-%s-%dms" % (name, rtt_ms), rates=limits(plan)) \
+        if variant == "autorate" else None
     time.sleep(1 if ctl else 0)
     flows = [sh.spawn(["iperf3", "-c", topo.SRV4, "-R", "-t", seconds + 10, "-P", 4], ns="cli",
                       stdout=subprocess.DEVNULL),
@@ -209,6 +215,9 @@ def one(ucode, plan, rtt_ms, variant, idle_ms):
         r["controller_cpu_pct"] = c["controller_cpu_pct"]
         r["cuts"] = sum(1 for x in c["autorate"]["decisions"] if x.get("kind") == "cut")
         r["rates_after_kbit"] = rates_after
+        # the shaper's rates a second and the decisions, to see where it cut
+        r["trace"] = [row for row in c["trace"] if row[0] >= start]
+        r["decisions"] = c["autorate"]["decisions"]
     return r
 
 
@@ -236,10 +245,12 @@ def run():
                 if name not in ONLY:
                     continue
                 for variant in VARIANTS:
-                    r = one(ucode, plan, rtt, variant, idle_ms)
+                    r = one(ucode, name, plan, rtt, variant, idle_ms)
                     for k, v in r.items():
                         res["%s_%s_%dms_%s" % (k, name, rtt, variant)] = v
-                    print("lines: %s %d ms %s: %s" % (name, rtt, variant, r), flush=True)
+                    print("lines: %s %d ms %s: %s" % (name, rtt, variant,
+                                                      {k: v for k, v in r.items() if k not in ("trace", "decisions")}),
+                          flush=True)
         return res
     finally:
         shaping_off()
