@@ -28,9 +28,10 @@ Figures, each as <key>_<schedule>_<rtt>ms_<variant>: added_ms_mean and
 added_ms_p95 (pings from the client to the far server every 200 ms minus
 the idle RTT of that path), util_dl and util_ul (the bytes the client and
 the far server received over the bytes the schedule allowed, the first 3 s
-left out), and for autorate cut_dl / cut_ul (the shaper's mean rate over
-the line's, second by second: below 1 it held the line back) and
-controller_cpu_pct.  The benchmark's targets (tests/lab/targets.py): the
+left out), and for autorate held_dl / held_ul (the shaper's rate over the
+line's, second by second, at most 1, averaged: below 1 it held the line
+back), above_dl / above_ul (the share of seconds its rate sat above the
+line's: there the line's buffer fills) and controller_cpu_pct.  The benchmark's targets (tests/lab/targets.py): the
 controller uses >= 0.85 of each direction and adds <= 15 ms (p95 <= 40),
 and is never worse than the bare line on latency nor than CAKE fixed at the
 median on utilisation.
@@ -211,7 +212,12 @@ def one(ucode, name, plan, rtt_ms, variant, idle_ms):
         for d, col in ((0, 2), (1, 4)):
             line = lambda row: plan[int(row[0] - start)][d] if 0 <= int(row[0] - start) < seconds else 0
             shares = [row[col] / (line(row) * 1e6) for row in c["trace"] if row[col] and t0 <= row[0] and line(row) > 0]
-            r["cut_" + ("dl", "ul")[d]] = round(statistics.mean(shares), 3) if shares else None
+            # held: what it let through of the line (1: all of it, or
+            # more: above the line its queue fills); above: the share of
+            # seconds it sat above the line
+            way = ("dl", "ul")[d]
+            r["held_" + way] = round(statistics.mean(min(1.0, x) for x in shares), 3) if shares else None
+            r["above_" + way] = round(sum(1 for x in shares if x > 1) / float(len(shares)), 3) if shares else None
         r["controller_cpu_pct"] = c["controller_cpu_pct"]
         r["cuts"] = sum(1 for x in c["autorate"]["decisions"] if x.get("kind") == "cut")
         r["rates_after_kbit"] = rates_after
