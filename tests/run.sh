@@ -117,7 +117,7 @@ for tier in $TIERS; do
 	log=".cache/tier-$tier.log"
 	case " $twins " in
 	*" $tier "*) # started beside its tier: wait for it
-		wait "$(cat ".cache/twin-$tier.pid")"
+		wait "$twin_pid"
 		echo "=== $tier (ran beside ${tier%-24.10})"
 		cat "$log"
 		tally "$tier" "$log"
@@ -133,7 +133,7 @@ for tier in $TIERS; do
 		rm -f ".cache/twin-$twin.time"
 		( s0=$SECONDS; run_tier "$twin" ".cache/tier-$twin.log" >/dev/null 2>&1
 		  echo $((SECONDS - s0)) > ".cache/twin-$twin.time" ) &
-		echo $! > ".cache/twin-$twin.pid"
+		twin_pid=$!
 	fi
 	run_tier "$tier" "$log"
 	tally "$tier" "$log"

@@ -76,17 +76,12 @@ python3 "$here/labkit/plans.py" "$@"
 # two beats were missed.  The whole guest stops then (twice in the CI's
 # autorate so far, QEMU busy on both cores, no line from any process).  It
 # is killed, said so, and the scenarios without results run once more in
-# a new VM (--keep: the results so far stay); a second stall fails.  (The
-# guest kernel's console on the VM's output, vng --verbose with loglevel=4,
-# was tried: in two runs latency@24.10's HTTPS upload fell to 0.36 and 0.25
-# of the line, 0.52 without it: left out.)
+# a new VM (--keep: the results so far stay); a second stall fails.
 silent=${LAB_SILENT_S:-600}
 case $silent in ''|*[!0-9]*) echo "lab: LAB_SILENT_S: seconds" >&2; exit 2 ;; esac
 start=$(date +%s)
-# vm SCENARIO...: one VM, its output through a pipe (a file is no good
-# there: with --verbose QEMU reopens its stderr with O_TRUNC);
-# each line touches $out/vm.beat.  rc 124/137 at the time limit, 200
-# when the guest stalled
+# vm SCENARIO...: one VM; each line it prints touches $out/vm.beat.
+# rc 124/137 at the time limit, 200 when the guest stalled
 vm() {
 	local left=$((limit - $(date +%s) + start)) beat="$out/vm.beat" piped
 	[ "$left" -gt 60 ] || left=60

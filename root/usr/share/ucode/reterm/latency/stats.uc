@@ -130,7 +130,6 @@ export function percentile(values, p) {
 	return rank_percentile(sort(filter(values, x => num(x) != null), asc), p);
 };
 
-// Median (mean of the two middle values for an even count); null if empty.
 // P(X >= k), X binomial over n tries at p
 export function tail(n, k, p) {
 	let sum = 0;
@@ -153,6 +152,7 @@ export function tail(n, k, p) {
 	return sum;
 };
 
+// Median (mean of the two middle values for an even count); null if empty.
 export function median(values) {
 	let v = sort(filter(values ?? [], x => num(x) != null), asc), n = length(v);
 
