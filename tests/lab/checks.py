@@ -35,10 +35,8 @@ def _no_mismatch(m, case):
 
 def _load_held(m, tag):
     """latency: the guided test's load ran both ways (>= a quarter of the
-    line: TLS in the emulated router is CPU-bound, and make test must pass
-    on a machine twice as slow; one CI run's upload reached 0.36 of the
-    line with no error, another's 1.02 on the same code: the speed is the
-    benchmark's) and
+    line: TLS in the emulated router is CPU-bound and make test must pass
+    on a machine twice as slow; the speed is the benchmark's) and
     no load error but a connection that got no answer: unshaped, new
     connections queue behind a full 1000-packet buffer and some time out
     (physics); a TLS, HTTP or address error fails.  The texts are printed
