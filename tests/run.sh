@@ -20,8 +20,6 @@
 #          benchmark instead: the README's speed targets measured and
 #          judged in one table (tests/lab/benchmark.py)
 # and ends with one line: "total: N passed, N failed, N skipped".
-# owrt-24.10 runs beside owrt (both mostly wait; RETERM_TWINS=0: one after
-# the other).
 # `tests/run.sh js ucode` (or TIERS="js ucode") limits the run;
 # LAB_SCENARIOS overrides the lab list.  Before the total it prints how
 # long each tier (and each lab scenario) took.  With CI=true the lab VM gets
@@ -55,9 +53,10 @@ tally() {
 tests/deps.sh || { echo "total: 0 passed, 1 failed"; exit 1; }
 times="deps ${SECONDS}s"
 
-# run_tier TIER LOG: one tier, its output on stdout (the caller tees it)
-run_tier() {
-	local tier=$1 log=$2
+for tier in $TIERS; do
+	log=".cache/tier-$tier.log"
+	echo "=== $tier"
+	t0=$SECONDS
 	case $tier in
 	js)
 		rm -f .cache/vitest.json # a stale report must not stand in for this run
@@ -102,40 +101,6 @@ run_tier() {
 		fi ;;
 	*) echo "unknown tier $tier" > "$log" ;;
 	esac
-}
-
-# owrt-24.10 runs at the same time as owrt: both mostly wait on procd,
-# rpcd, uhttpd and timeouts (the owrt tier's CPU is ~80 % idle here), each
-# in its own namespaces, root and temporary files.  Its output is shown when it
-# ends; its time is its own.  RETERM_TWINS=0 runs them one after the other.
-twin_of() {
-	[ "$1" = owrt ] && [ "${RETERM_TWINS:-1}" = 1 ] || return 0
-	case " $TIERS " in *" $1-24.10 "*) echo "$1-24.10" ;; esac
-}
-twins=""
-for tier in $TIERS; do
-	log=".cache/tier-$tier.log"
-	case " $twins " in
-	*" $tier "*) # started beside its tier: wait for it
-		wait "$twin_pid"
-		echo "=== $tier (ran beside ${tier%-24.10})"
-		cat "$log"
-		tally "$tier" "$log"
-		times="$times, $tier $(cat ".cache/twin-$tier.time" 2>/dev/null || echo '?')s"
-		continue ;;
-	esac
-	echo "=== $tier"
-	t0=$SECONDS
-	twin=$(twin_of "$tier")
-	if [ -n "$twin" ]; then
-		twins="$twins $twin"
-		# its output is in its log (run_tier tees it there)
-		rm -f ".cache/twin-$twin.time"
-		( s0=$SECONDS; run_tier "$twin" ".cache/tier-$twin.log" >/dev/null 2>&1
-		  echo $((SECONDS - s0)) > ".cache/twin-$twin.time" ) &
-		twin_pid=$!
-	fi
-	run_tier "$tier" "$log"
 	tally "$tier" "$log"
 	times="$times, $tier $((SECONDS - t0))s"
 	if [ "$tier" = lab ]; then
