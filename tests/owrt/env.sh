@@ -51,7 +51,8 @@
 #                               /etc/init.d/uhttpd derives from /etc/config/uhttpd
 #                               (/ubus and LuCI's ucode handler on /cgi-bin/luci);
 #                               waits until it answers HTTP
-#   owrt_pidof NAME             pids of processes named NAME running in the root
+#   owrt_pidof NAME             pids of the programs NAME running in the root (not
+#                               the init script of that name)
 #   owrt_install_ipk FILE.ipk   install as opkg would: preinst, unpack (conffiles
 #                               kept, new one as FILE-opkg), opkg info db, postinst
 #                               "configure" in the chroot; returns postinst's status
@@ -221,12 +222,20 @@ _owrt_wait() {
 	return 1
 }
 
-# owrt_pidof NAME: pids of the processes named NAME running in the root
+# owrt_pidof NAME: pids of the programs named NAME running in the root: a
+# binary NAME or a script NAME run by its interpreter (ucode), not the init
+# script of that name (/bin/sh /etc/rc.common /etc/init.d/NAME has the
+# comm NAME too) nor a subshell of it
 owrt_pidof() {
-	local p out=
+	local p out= a0 a1
 	for p in /proc/[0-9]*; do
 		[ "$(readlink "$p/root" 2>/dev/null)" = "$OWRT_ROOT" ] || continue
-		[ "$(cat "$p/comm" 2>/dev/null)" = "$1" ] && out="$out ${p#/proc/}"
+		[ "$(cat "$p/comm" 2>/dev/null)" = "$1" ] || continue
+		{ IFS= read -r -d '' a0 && IFS= read -r -d '' a1; } < "$p/cmdline" 2>/dev/null
+		case "${a0##*/} ${a1:-}" in
+		"$1 "*|"ucode "*"/$1") out="$out ${p#/proc/}" ;;
+		esac
+		a0= a1=
 	done
 	[ -n "$out" ] && echo $out
 }

@@ -142,8 +142,11 @@ pause_init_recover_check() {
 		{ pause_leftovers && osh "/etc/init.d/reterm-latencyd start" && pause_put_right "start (daemon off)"; } || rc=1
 		left=$(owrt_pidof reterm-latencyd)
 		if [ -n "$left" ] || osh "ubus call service list '{\"name\":\"reterm-latencyd\"}'" | grep -q '"running": true'; then
-			echo "reterm-latencyd runs with latency.enabled '$(osh 'uci -q get reterm.latency.enabled')': $(osh 'ubus call service list')"
-			for p in $left; do echo "$p $(grep PPid "/proc/$p/status") $(tr '\0' ' ' < "/proc/$p/cmdline")"; done
+			echo "reterm-latencyd runs with latency.enabled '$(osh 'uci -q get reterm.latency.enabled')'"
+			for p in $left; do
+				echo "pid $p: $(grep -E '^(State|PPid)' "/proc/$p/status" | tr '\n\t' '  ') parent $(cat "/proc/$(awk '/^PPid/ { print $2 }' "/proc/$p/status")/comm" 2>/dev/null), $(tr '\0' ' ' < "/proc/$p/cmdline")"
+			done
+			osh "ubus call service list '{\"name\":\"reterm-latencyd\"}'; logread 2>/dev/null | tail -n 20"
 			rc=1
 		fi
 	fi
