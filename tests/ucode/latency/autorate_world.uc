@@ -60,7 +60,7 @@ export function config() {
 export function world(cfg, path, extra) {
 	let s = sim(), rate = { rx: 0, tx: 0 }, bytes = { rx: 0, tx: 0, t: 0 };
 	let bw = { ifb4eth1: 18000, eth1: 4500 }, changes = [], gone = false, rtt_add = 0, echoes = [];
-	let silent = {}, sent_to = {}, lossy = null;
+	let silent = {}, sent_to = {}, lossy = null, mute = false;
 
 	let env = {
 		clock: s.clock,
@@ -86,6 +86,9 @@ export function world(cfg, path, extra) {
 		qdisc: {
 			show: function(cb) {
 				let out = [];
+
+				if (mute)	// tc did not answer in time
+					return cb(null);
 
 				for (let q in TC)
 					if (!(gone && q.kind == 'cake'))
@@ -125,5 +128,7 @@ export function world(cfg, path, extra) {
 		// target '*': every reflector
 		set_silent: (target, v) => (silent[target] = v),
 		// f(t, target) -> true: that probe is lost (null: none)
-		set_lossy: (f) => (lossy = f) };
+		set_lossy: (f) => (lossy = f),
+		// true: every `qdisc show` goes unanswered (a slow or restarting tc)
+		set_mute: (v) => (mute = v) };
 };

@@ -162,7 +162,29 @@ c.ok(`WAN back: both reflectors answer again (${back.reflectors[0]?.state}, ${ba
 	w.sent_to['192.0.2.1'] > 0 && w.sent_to['192.0.2.2'] > 0);
 c.eq('after cuts, an sqm restart and a WAN flap: still not one file written', keys(w.env.fs.files), []);
 
-// ---- switched off: sqm's own rates back --------------------------------------------
+// ---- tc's readings fail: that is no reading, not "no CAKE" -------------------------
+
+// every `qdisc show` unanswered (tc slow under load, or being started
+// again): the rates still reach CAKE
+pump = w.s.timer(0, function() {
+	w.rate.rx = min(w.bw.ifb4eth1, 28000) * 1000;
+	pump.set(200);
+});
+w.set_mute(true);
+w.s.advance(3000);
+w.s.timer(0, () => w.set_rtt(80));
+before = w.bw.ifb4eth1;
+w.s.advance(3000);
+c.ok(`readings fail: the status does not call CAKE absent (${m.autorate_status({}).cake.dl})`,
+	m.autorate_status({}).cake.dl !== false);
+c.ok(`readings fail: a bloat's cut still reaches CAKE (${before} -> ${w.bw.ifb4eth1})`, w.bw.ifb4eth1 < before * 0.9 &&
+	w.bw.ifb4eth1 == m.autorate_status({}).rates.dl.rate_kbit);
+w.set_rtt(0);
+w.set_mute(false);
+pump.cancel();
+w.rate.rx = 0;
+w.s.advance(5000);
+
 
 splice(w.changes, 0, length(w.changes));
 w.svc.reconfigure(settings("config autorate 'eth1'\n\toption enabled '0'\n"));

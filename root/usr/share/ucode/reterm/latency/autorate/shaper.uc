@@ -244,8 +244,13 @@ export function create(env, a, hooks) {
 		}),
 
 		// the parsed CAKE readings of one `qdisc show` ({ dl, ul }:
-		// counters.parse_cake results, null where there is none)
+		// counters.parse_cake results, null where there is none); null:
+		// no reading (tc did not answer in time): what CAKE holds is not
+		// known, the rates still go to it
 		cake: timed(function(readings) {
+			if (readings == null)
+				return;
+
 			for (let d in autorate.DIRS) {
 				let r = readings?.[d];
 				let kbit = (r?.bandwidth_bps != null) ? int(r.bandwidth_bps / 1000) : null;

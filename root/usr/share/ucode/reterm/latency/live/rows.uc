@@ -163,9 +163,11 @@ export function create(env, cfg, timeout_ms) {
 	}
 
 	// one `tc -s -j qdisc show` reading (text, or null) taken in second sec;
-	// returns the parsed CAKE readings { dl, ul }
+	// returns the parsed CAKE readings { dl, ul } (null where a device has
+	// no CAKE), or null when there was no reading (tc did not answer, or
+	// not in JSON): that says nothing about CAKE
 	function cake_reading(sec, text) {
-		let c = cake[sec] ??= {}, data = null;
+		let data = null;
 
 		try {
 			data = (text != null) ? json(text) : null;
@@ -173,6 +175,11 @@ export function create(env, cfg, timeout_ms) {
 		catch (e) {
 			data = null;
 		}
+
+		if (type(data) != 'array')
+			return null;
+
+		let c = cake[sec] ??= {};
 
 		for (let dir in [ 'dl', 'ul' ]) {
 			let dev = cfg.cake?.[dir];
