@@ -29,6 +29,10 @@ let dies = script('dies', 'read -r l; echo "[{\\"n\\":1}]"; exit 0');
 let mute = script('mute', 'while read -r l; do :; done');
 // reads slowly and writes every line it got to a file (the changes tc ran)
 let slow = script('slow', `sleep 0.3; while read -r l; do echo "$l" >> ${st.dir}/slow.out; done`);
+// the first one answers one show and then hangs (reads nothing more);
+// those started after it write every line to a file and answer the shows
+let stuck = script('stuck', `if [ ! -e ${st.dir}/stuck.once ]; then : > ${st.dir}/stuck.once; read -r l; echo '[]'; exec sleep 60; fi; ` +
+	`while read -r l; do echo "$l" >> ${st.dir}/stuck.out; [ "$l" = 'qdisc show' ] && echo '[]'; done`);
 let env = { uloop, socket, fs, clock: { mono, wall } };
 
 uloop.init();
@@ -103,6 +107,28 @@ step((next) => {
 		c.eq('close(): and it has ended', st.count('slow'), 0);
 		fs.unlink(`${st.dir}/slow.out`);
 		next();
+	});
+});
+
+step((next) => {
+	let q = Q.open(env, [ stuck ]);
+
+	q.show(() => {
+		// sent to a tc that hangs: never run
+		q.change('ifb4eth1', 9000);
+		q.change('eth1', 3000);
+		q.change('ifb4eth1', 8000);
+		q.show((text) => {
+			c.eq('a tc that hangs after a change: the show gets null', text, null);
+			q.show(() => {
+				c.eq('the tc started after it gets the last rate of each device first',
+					split(trim(fs.readfile(`${st.dir}/stuck.out`) ?? ''), '\n'),
+					[ 'qdisc change dev ifb4eth1 root cake bandwidth 8000kbit',
+					  'qdisc change dev eth1 root cake bandwidth 3000kbit', 'qdisc show' ]);
+				q.close();
+				next();
+			});
+		});
 	});
 });
 

@@ -14,7 +14,8 @@
 //   q.close();                 // ends tc (the sampler does so asleep)
 //
 // A tc that exits or does not answer within ANSWER_MS is started again
-// for the next command; after MAX_RESTARTS failed starts in a row the next
+// for the next command, and first given the last rate of each device (the
+// one before may not have run it); after MAX_RESTARTS failed starts in a row the next
 // start waits BACKOFF_MS (doubling up to BACKOFF_MAX_MS), and meanwhile a
 // show answers null (no reading) and a change runs one tc of its own,
 // never waited for.  Nothing here blocks the loop, and there is no mode
@@ -41,6 +42,9 @@ export function open(env, paths) {
 	let path = child.find(fs, paths ?? TC_PATHS);
 	let proc = null, timer = null, buf = '', waiting = null, restarts = 0;
 	let backoff = BACKOFF_MS, wait_until = null;	// mono ms: no start before
+	// dev -> kbit: the last rate sent to each device, sent again to a tc
+	// started after one that exited or hung (it may not have run them)
+	let last = {};
 	let now = () => env.clock?.mono() ?? 0;
 
 	// grace_ms: tc first runs what it was sent (see close())
@@ -89,9 +93,17 @@ export function open(env, paths) {
 		}
 	}
 
+	function command(dev, kbit) {
+		return join(' ', [ 'qdisc', 'change', 'dev', dev, 'root', 'cake', 'bandwidth', `${kbit}kbit` ]) + '\n';
+	}
+
 	function start() {
 		proc = socket ? child.spawn({ ...env, fs, socket }, path, [ '-s', '-j', '-force', '-batch', '-' ],
 			{ stdin: true, readable }) : null;
+
+		for (let dev, kbit in last)
+			if (proc?.alive())
+				proc.sock.send(command(dev, kbit));
 	}
 
 	// a tc batch running, or started now unless the backoff says wait
@@ -129,14 +141,14 @@ export function open(env, paths) {
 
 			ensure();
 
-			let words = [ 'qdisc', 'change', 'dev', dev, 'root', 'cake', 'bandwidth', `${kbit}kbit` ];
-
 			if (proc?.alive())
-				proc.sock.send(join(' ', words) + '\n');
+				proc.sock.send(command(dev, kbit));
 			else if (path)	// no batch now: one tc, not waited for
-				env.uloop.process(path, words, {}, () => null);
+				env.uloop.process(path, split(trim(command(dev, kbit)), ' '), {}, () => null);
 			else
 				return false;
+
+			last[dev] = kbit;
 
 			return true;
 		},
@@ -167,6 +179,7 @@ export function open(env, paths) {
 		// shaping restores on stop), within CLOSE_MS
 		close: function() {
 			stop_child(CLOSE_MS);
+			last = {};	// a later start is a new run (sqm may have set others)
 			waiting = null;
 			restarts = 0;
 			wait_until = null;
