@@ -2,11 +2,13 @@
 //
 // reterm.latency.live.qdisc with real processes: one long-running stand-in
 // answers every `qdisc show` (a counter proves it is the same process), a
-// stand-in that dies is restarted, one that never answers is given up
-// after ANSWER_MS, after MAX_RESTARTS failures in a row the next start
-// waits for a backoff (a show answers null at once meanwhile, nothing
-// blocks) and then tc is started again: never given up for good; close()
-// ends the child.  And the real `tc -s -j -force -batch -` where
+// stand-in that dies is restarted, one that never answers gives null
+// after ANSWER_MS and is started again once it owed an answer HANG_MS
+// (the rates sent to it go to the next one), after MAX_RESTARTS failures
+// in a row the next start waits for a backoff (a show answers null at
+// once meanwhile, nothing blocks) and then tc is started again: never
+// given up for good; one slow to start is kept and its answers used;
+// close() ends the child.  And the real `tc -s -j -force -batch -` where
 // this machine has tc: JSON per command, one process.
 
 'use strict';
@@ -33,6 +35,8 @@ let slow = script('slow', `sleep 0.3; while read -r l; do echo "$l" >> ${st.dir}
 // those started after it write every line to a file and answer the shows
 let stuck = script('stuck', `if [ ! -e ${st.dir}/stuck.once ]; then : > ${st.dir}/stuck.once; read -r l; echo '[]'; exec sleep 60; fi; ` +
 	`while read -r l; do echo "$l" >> ${st.dir}/stuck.out; [ "$l" = 'qdisc show' ] && echo '[]'; done`);
+// slower than ANSWER_MS to start (a loaded, emulated router), then fine
+let slowstart = script('slowstart', 'sleep 1.3; n=0; while read -r l; do n=$((n + 1)); echo "[{\\"n\\":$n}]"; done');
 let env = { uloop, socket, fs, clock: { mono, wall } };
 
 uloop.init();
@@ -111,7 +115,8 @@ step((next) => {
 });
 
 step((next) => {
-	let q = Q.open(env, [ stuck ]);
+	let skew = 0, clock = { mono: () => mono() + skew, wall };
+	let q = Q.open({ ...env, clock }, [ stuck ]);
 
 	q.show(() => {
 		// sent to a tc that hangs: never run
@@ -120,6 +125,7 @@ step((next) => {
 		q.change('ifb4eth1', 8000);
 		q.show((text) => {
 			c.eq('a tc that hangs after a change: the show gets null', text, null);
+			skew += Q.HANG_MS + 1;
 			q.show(() => {
 				c.eq('the tc started after it gets the last rate of each device first',
 					split(trim(fs.readfile(`${st.dir}/stuck.out`) ?? ''), '\n'),
@@ -130,6 +136,28 @@ step((next) => {
 			});
 		});
 	});
+});
+
+step((next) => {
+	let q = Q.open(env, [ slowstart ]);
+
+	// one show a second, as the sampler asks
+	let got = [];
+
+	function one() {
+		q.show((text) => push(got, text));
+
+		if (length(got) < 4)
+			uloop.timer(1000, one);
+		else {
+			c.ok(sprintf('a tc slow to give its first answer is not killed for it: one process, answers %J', got),
+				st.count('slowstart') == 1 && length(filter(got, (t) => t != null)) >= 2);
+			q.close();
+			next();
+		}
+	}
+
+	one();
 });
 
 step((next) => {
@@ -152,7 +180,19 @@ step((next) => {
 
 		c.eq('a child that never answers: null', text, null);
 		c.ok(sprintf('... after ANSWER_MS (%d ms)', ms), ms >= Q.ANSWER_MS - 50 && ms < Q.ANSWER_MS + 1000);
-		shows(q, Q.MAX_RESTARTS, (got) => {
+
+		let t2 = mono();
+
+		q.show((text) => {
+			c.ok('... a show while its answer is owed: null at once, the same tc kept',
+				text == null && mono() - t2 < 200 && st.count('mute') == 1);
+		});
+
+		// each show after HANG_MS: the hung tc is started again
+		let hung = () => { skew += Q.HANG_MS + 1; };
+
+		function after(got) {
+			hung();
 			c.eq(`${Q.MAX_RESTARTS} failed starts in a row: null each time`, got, map(got, () => null));
 			let t1 = mono();
 
@@ -170,7 +210,22 @@ step((next) => {
 					});
 				});
 			});
-		});
+		}
+
+		let got = [];
+
+		function again() {
+			if (length(got) == Q.MAX_RESTARTS - 1)
+				return after(got);
+
+			hung();
+			q.show((text) => {
+				push(got, text);
+				uloop.timer(10, again);
+			});
+		}
+
+		uloop.timer(10, again);
 	});
 });
 

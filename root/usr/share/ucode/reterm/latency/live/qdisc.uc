@@ -13,10 +13,13 @@
 //   q.change(dev, kbit);       // CAKE's bandwidth (adaptive shaping)
 //   q.close();                 // ends tc (the sampler does so asleep)
 //
-// A tc that exits or does not answer within ANSWER_MS is started again
-// for the next command, and first given the last rate of each device (the
-// one before may not have run it); after MAX_RESTARTS failed starts in a row the next
-// start waits BACKOFF_MS (doubling up to BACKOFF_MAX_MS), and meanwhile a
+// A show not answered within ANSWER_MS gives no reading (cb(null)); the
+// tc is let be (a start under load can take longer), its late answer
+// dropped and the shows meanwhile skipped.  A tc that exits, or owes an
+// answer for HANG_MS, is started again for the next command, and first
+// given the last rate of each device (the one before may not have run
+// it); after MAX_RESTARTS failed starts in a row the next start waits
+// BACKOFF_MS (doubling up to BACKOFF_MAX_MS), and meanwhile a
 // show answers null (no reading) and a change runs one tc of its own,
 // never waited for.  Nothing here blocks the loop, and there is no mode
 // that gives up for good.
@@ -27,7 +30,8 @@ import * as child from 'reterm.latency.child';
 import { netdev } from 'reterm.validate';
 
 export const TC_PATHS = [ '/usr/sbin/tc', '/sbin/tc', '/usr/bin/tc', '/bin/tc' ];
-export const ANSWER_MS = 900;	// no answer by then: restart tc next time
+export const ANSWER_MS = 900;	// no answer by then: no reading this time
+export const HANG_MS = 5000;	// an answer owed this long: tc hangs, started again
 export const MAX_RESTARTS = 3;
 export const BACKOFF_MS = 5000, BACKOFF_MAX_MS = 60000;
 const CLOSE_MS = 500;	// close(): tc's time to finish what it was sent
@@ -41,6 +45,7 @@ export function open(env, paths) {
 
 	let path = child.find(fs, paths ?? TC_PATHS);
 	let proc = null, timer = null, buf = '', waiting = null, restarts = 0;
+	let owed = null;	// mono ms the unanswered show was sent
 	let backoff = BACKOFF_MS, wait_until = null;	// mono ms: no start before
 	// dev -> kbit: the last rate sent to each device, sent again to a tc
 	// started after one that exited or hung (it may not have run them)
@@ -51,7 +56,7 @@ export function open(env, paths) {
 	function stop_child(grace_ms) {
 		timer?.cancel();
 		proc?.kill(grace_ms);
-		proc = timer = null;
+		proc = timer = owed = null;
 		buf = '';
 	}
 
@@ -82,6 +87,7 @@ export function open(env, paths) {
 			let line = substr(buf, 0, nl);
 
 			buf = substr(buf, nl + 1);
+			owed = null;
 			restarts = 0;
 			backoff = BACKOFF_MS;
 			answer(line);
@@ -157,15 +163,25 @@ export function open(env, paths) {
 			if (waiting)	// the last one is still out: this one is skipped
 				return cb(null);
 
+			// a tc slow to answer (starting, or a loaded router) is let
+			// be: its late answer is dropped, this reading skipped; one
+			// that owes an answer for HANG_MS is started again
+			if (owed != null) {
+				if (now() - owed < HANG_MS)
+					return cb(null);
+
+				stop_child();
+			}
+
 			ensure();
 
 			if (proc?.alive()) {
 				waiting = cb;
+				owed = now();
 				buf = '';
 				proc.sock.send('qdisc show\n');
 				timer = env.uloop.timer(ANSWER_MS, () => {
 					timer = null;
-					stop_child();
 					answer(null);
 				});
 
