@@ -13,10 +13,11 @@
 //   q.change(dev, kbit);       // CAKE's bandwidth (adaptive shaping)
 //   q.close();                 // ends tc (the sampler does so asleep)
 //
-// A show not answered within ANSWER_MS gives no reading (cb(null)); the
-// tc is let be (a start under load can take longer), its late answer
-// dropped and the shows meanwhile skipped.  A tc that exits, or owes an
-// answer for HANG_MS, is started again for the next command, and first
+// One show is out at a time: tc answers when it can (its start on a
+// loaded router can take a second or more, and a late answer is still a
+// reading); a show while one is out answers null at once.  A tc that
+// exits, or owes an answer for HANG_MS, is started again for the next
+// command (the show it owed gets null), and first
 // given the last rate of each device (the one before may not have run
 // it); after MAX_RESTARTS failed starts in a row the next start waits
 // BACKOFF_MS (doubling up to BACKOFF_MAX_MS), and meanwhile a
@@ -30,7 +31,6 @@ import * as child from 'reterm.latency.child';
 import { netdev } from 'reterm.validate';
 
 export const TC_PATHS = [ '/usr/sbin/tc', '/sbin/tc', '/usr/bin/tc', '/bin/tc' ];
-export const ANSWER_MS = 900;	// no answer by then: no reading this time
 export const HANG_MS = 5000;	// an answer owed this long: tc hangs, started again
 export const MAX_RESTARTS = 3;
 export const BACKOFF_MS = 5000, BACKOFF_MAX_MS = 60000;
@@ -44,8 +44,8 @@ export function open(env, paths) {
 		try { socket = require('socket'); } catch (e) { socket = null; }
 
 	let path = child.find(fs, paths ?? TC_PATHS);
-	let proc = null, timer = null, buf = '', waiting = null, restarts = 0;
-	let owed = null;	// mono ms the unanswered show was sent
+	let proc = null, buf = '', waiting = null, restarts = 0;
+	let owed = null;	// mono ms the show out (waiting) was sent
 	let backoff = BACKOFF_MS, wait_until = null;	// mono ms: no start before
 	// dev -> kbit: the last rate sent to each device, sent again to a tc
 	// started after one that exited or hung (it may not have run them)
@@ -54,9 +54,8 @@ export function open(env, paths) {
 
 	// grace_ms: tc first runs what it was sent (see close())
 	function stop_child(grace_ms) {
-		timer?.cancel();
 		proc?.kill(grace_ms);
-		proc = timer = owed = null;
+		proc = owed = null;
 		buf = '';
 	}
 
@@ -64,8 +63,6 @@ export function open(env, paths) {
 		let cb = waiting;
 
 		waiting = null;
-		timer?.cancel();
-		timer = null;
 		cb?.(text);
 	}
 
@@ -160,17 +157,14 @@ export function open(env, paths) {
 		},
 
 		show: function(cb) {
-			if (waiting)	// the last one is still out: this one is skipped
-				return cb(null);
-
-			// a tc slow to answer (starting, or a loaded router) is let
-			// be: its late answer is dropped, this reading skipped; one
-			// that owes an answer for HANG_MS is started again
-			if (owed != null) {
+			// the last one is still out: this one is skipped, unless tc
+			// owes that answer for HANG_MS (it hangs: started again)
+			if (waiting) {
 				if (now() - owed < HANG_MS)
 					return cb(null);
 
 				stop_child();
+				answer(null);
 			}
 
 			ensure();
@@ -180,10 +174,6 @@ export function open(env, paths) {
 				owed = now();
 				buf = '';
 				proc.sock.send('qdisc show\n');
-				timer = env.uloop.timer(ANSWER_MS, () => {
-					timer = null;
-					answer(null);
-				});
 
 				return;
 			}
