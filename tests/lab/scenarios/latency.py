@@ -22,6 +22,13 @@ from scenarios.proxy import HTTPD
 
 MONITOR_TEST = os.path.join(ROOT, "usr", "libexec", "reterm", "latency-run")
 PLANS = shaping.PLANS  # the shaped guided test applies the Shaping page's plan
+# `make test`'s unshaped HTTPS test runs on a line of this rate (kbit/s):
+# the TLS loads in ucode of an emulated router on a slow host push less
+# than the usual 20 Mbit/s (upload 0.35 of it on one such machine: no
+# bloat, grade B), and the check is that the endpoint's path loads and
+# bloats a line, not how fast TLS is (the benchmark keeps 20 Mbit/s); its
+# buffer holds as long as the usual one
+HTTPS_CHECK_KBIT = 5000
 HTTPSD = os.path.join(os.path.dirname(HTTPD), "httpsd.py")
 HTTPS_LOAD = os.path.join(ROOT, "usr", "libexec", "reterm", "https-load")
 GRADE_RANK = ["A+", "A", "B", "C", "D", "F"]
@@ -95,8 +102,9 @@ def has_uclient(ucode):
                           stderr=subprocess.DEVNULL).returncode == 0
 
 
-def keep(res, tag, r):
-    """The figures of one guided test under names ending in tag."""
+def keep(res, tag, r, link_kbit=shaping.LINK_KBIT):
+    """The figures of one guided test under names ending in tag (load
+    shares of a line of link_kbit)."""
     t = r["result"]
     if t is None:
         raise RuntimeError("the guided test%s did not run: %s" % (tag, json.dumps(r.get("start"))))
@@ -107,8 +115,8 @@ def keep(res, tag, r):
     res["inconclusive" + tag] = int(bool(t["inconclusive"]))
     for d in ("download", "upload"):
         res["inconclusive_%s%s" % (d, tag)] = int(bool(t[d]["inconclusive"]))
-    res["load_share_download" + tag] = t["download"]["throughput_bps"] / (shaping.LINK_KBIT * 1000.0)
-    res["load_share_upload" + tag] = t["upload"]["throughput_bps"] / (shaping.LINK_KBIT * 1000.0)
+    res["load_share_download" + tag] = t["download"]["throughput_bps"] / (link_kbit * 1000.0)
+    res["load_share_upload" + tag] = t["upload"]["throughput_bps"] / (link_kbit * 1000.0)
     res["load_errors" + tag] = len(t.get("errors") or [])
     res["load_error_texts" + tag] = list(t.get("errors") or [])
     return t
@@ -160,8 +168,14 @@ def run():
         res["idle_rtt_ms"] = t["idle_rtt"]
         res["test_cpu_pct_http"] = r["cpu_pct"]
         if https:
+            link = shaping.LINK_KBIT if mode.BENCH else HTTPS_CHECK_KBIT
+            # the buffer holds as long as the usual one (1000 packets at
+            # 20 Mbit/s: 0.6 s)
+            topo.set_wan(shaping.RTT_MS, link / 1000.0, limit=1000 * link // shaping.LINK_KBIT)
             r = guided(ucode, urls=False)
-            keep(res, "_unshaped_https", r)
+            topo.set_wan(shaping.RTT_MS, shaping.LINK_KBIT / 1000.0, limit=1000)
+            keep(res, "_unshaped_https", r, link)
+            res["https_link_kbit"] = link
             res["https_endpoint"] = (r["start"].get("endpoint") or {}).get("id")
             res["test_cpu_pct_https"] = r["cpu_pct"]
             res["test_rss_kb"] = r["rss_kb"]
