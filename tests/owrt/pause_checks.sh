@@ -146,7 +146,7 @@ pause_init_recover_check() {
 			for p in $left; do
 				echo "pid $p: $(grep -E '^(State|PPid)' "/proc/$p/status" | tr '\n\t' '  ') parent $(cat "/proc/$(awk '/^PPid/ { print $2 }' "/proc/$p/status")/comm" 2>/dev/null), $(tr '\0' ' ' < "/proc/$p/cmdline")"
 			done
-			osh "ubus call service list '{\"name\":\"reterm-latencyd\"}'; logread 2>/dev/null | tail -n 20"
+			osh "ubus call service list '{\"name\":\"reterm-latencyd\"}'"
 			rc=1
 		fi
 	fi

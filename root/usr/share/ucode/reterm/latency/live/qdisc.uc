@@ -17,9 +17,8 @@
 // loaded router can take a second or more, and a late answer is still a
 // reading); a show while one is out answers null at once.  A tc that
 // exits, or owes an answer for HANG_MS, is started again for the next
-// command (the show it owed gets null), and first
-// given the last rate of each device (the one before may not have run
-// it); after MAX_RESTARTS failed starts in a row the next start waits
+// command (the show it owed gets null), and first given the last rate of
+// each device (the one before may not have run it); after MAX_RESTARTS failed starts in a row the next start waits
 // BACKOFF_MS (doubling up to BACKOFF_MAX_MS), and meanwhile a
 // show answers null (no reading) and a change runs one tc of its own,
 // never waited for.  Nothing here blocks the loop, and there is no mode
@@ -96,8 +95,8 @@ export function open(env, paths) {
 		}
 	}
 
-	function command(dev, kbit) {
-		return join(' ', [ 'qdisc', 'change', 'dev', dev, 'root', 'cake', 'bandwidth', `${kbit}kbit` ]) + '\n';
+	function words(dev, kbit) {
+		return [ 'qdisc', 'change', 'dev', dev, 'root', 'cake', 'bandwidth', `${kbit}kbit` ];
 	}
 
 	function start() {
@@ -106,7 +105,7 @@ export function open(env, paths) {
 
 		for (let dev, kbit in last)
 			if (proc?.alive())
-				proc.sock.send(command(dev, kbit));
+				proc.sock.send(join(' ', words(dev, kbit)) + '\n');
 	}
 
 	// a tc batch running, or started now unless the backoff says wait
@@ -145,9 +144,9 @@ export function open(env, paths) {
 			ensure();
 
 			if (proc?.alive())
-				proc.sock.send(command(dev, kbit));
+				proc.sock.send(join(' ', words(dev, kbit)) + '\n');
 			else if (path)	// no batch now: one tc, not waited for
-				env.uloop.process(path, split(trim(command(dev, kbit)), ' '), {}, () => null);
+				env.uloop.process(path, words(dev, kbit), {}, () => null);
 			else
 				return false;
 
