@@ -35,9 +35,12 @@
 //            the other reflectors' answers contradict: low ones (at most
 //            delay_ms / 3) within JUDGE_MS before and after it, and no
 //            other high one in between (it answers late on its own, e.g.
-//            ICMP rate limiting): not used for SHUN_MS.  A queue that
-//            comes and goes is seen by every reflector in turn, so its
-//            last high answers followed by low ones are no strike.  A
+//            ICMP rate limiting), while no other reflector answered high
+//            since JUDGE_MS before its first strike: not used for
+//            SHUN_MS.  A queue that comes and goes is seen by every
+//            reflector in turn, so its last high answers followed by low
+//            ones are no strike, and the line's short spikes (one probe
+//            each) strike every reflector in turn, none alone.  A
 //            near hop (near()) contradicts only other near hops: the
 //            queue may lie beyond it.  A bloat needs two reflectors
 //            anyway, so one late reflector never cuts alone
@@ -176,6 +179,7 @@ export function create(delay_ms, note) {
 	let pending = [];	// { t, target } losses not judged yet
 	let newest = null;	// the latest send time of a result
 	let seen = [];		// { t, target, delta } of the last 2 x JUDGE_MS, for judge() (clear() keeps it)
+	let highs = [];		// { t, target } of the high answers of the last STRIKE_MS + JUDGE_MS
 	let last_answer = null;
 	let near_hops = {};	// target -> true: found by the near-hop scan
 
@@ -195,6 +199,7 @@ export function create(delay_ms, note) {
 		r.ow = null;
 		window = filter(window, (w) => w.target != target);
 		seen = filter(seen, (w) => w.target != target);
+		highs = filter(highs, (w) => w.target != target);
 		pending = filter(pending, (w) => w.target != target);
 		note(t, sprintf('reflector %s not used for %d min: %s', target, SHUN_MS / 60000, why), target);
 	}
@@ -206,6 +211,10 @@ export function create(delay_ms, note) {
 	function judge(target, delta, t) {
 		seen = filter(seen, (x) => t - x.t <= 2 * JUDGE_MS);
 		push(seen, { t, target, delta });
+		highs = filter(highs, (x) => t - x.t <= STRIKE_MS + JUDGE_MS);
+
+		if (delta > delay_ms)
+			push(highs, { t, target });
 
 		if (delta > delay_ms / 3)
 			return null;
@@ -230,7 +239,11 @@ export function create(delay_ms, note) {
 
 			r.strikes = filter([ ...(r.strikes ?? []), t ], (x) => t - x <= STRIKE_MS);
 
-			if (length(r.strikes) >= ERRATIC_OF)
+			// and the others never high meanwhile: the line's short
+			// spikes catch one probe each, every reflector's in turn
+			let since = r.strikes[0] - JUDGE_MS;
+
+			if (length(r.strikes) >= ERRATIC_OF && !length(filter(highs, (x) => x.target != w.target && x.t >= since)))
 				return w.target;
 		}
 
