@@ -148,6 +148,12 @@ export function sim(wall0_ms) {
 
 		pending: () => length(timers),
 
+		// the time the code under test takes (called from within it):
+		// the clock moves, no timer fires
+		spend: function(ms) {
+			now += ms;
+		},
+
 		// the same timer API as env.uloop for code that calls uloop.timer
 		uloop: { timer: (ms, cb) => timer(ms, cb) }
 	};

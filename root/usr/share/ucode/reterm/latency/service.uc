@@ -77,6 +77,7 @@ export function create(env, cfg) {
 	let live = rows.create(env, cfg, timeout_ms);
 	let wan_bytes = cfg.wan ? counters.bytes_reader(cfg.wan, { open: env.open, readfile: env.readfile }) : null;
 	let awake = false, last_call = null, counter_timer = null, cake_timer = null;
+	let counter_due = null;	// mono ms the running counter tick was due
 	let interval = null, loaded_until = null, loaded = false;
 	let tests = null;	// the guided tests (reterm.latency.test.runner), below
 	let auto = null;	// adaptive shaping (reterm.latency.autorate.shaper)
@@ -182,7 +183,11 @@ export function create(env, cfg) {
 		set_interval(loaded ? LOADED_INTERVAL_MS : IDLE_INTERVAL_MS);
 		live.flush(wall);
 
-		counter_timer?.set(COUNTER_MS);
+		// the next a period after this one was due, not after it ended
+		// (a busy router's ticks would drift by their own time); more
+		// than a period late (the loop was blocked): none made up
+		counter_due = (counter_due != null && now - counter_due < COUNTER_MS) ? counter_due + COUNTER_MS : now + COUNTER_MS;
+		counter_timer?.set(max(0, counter_due - env.clock.mono()));
 	}
 
 	// One `tc -s -j qdisc show` a second (all devices, answered by one
@@ -207,6 +212,7 @@ export function create(env, cfg) {
 
 		awake = true;
 		log('awake');
+		counter_due = null;
 		counter_timer = env.timer(0, counter_tick);
 
 		if (cfg.cake)
