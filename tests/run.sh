@@ -77,7 +77,7 @@ for tier in $TIERS; do
 		# its flash-wear benchmark, for latency@24.10 in the lab's results.json
 		sed -n 's/.*bench flash_bytes_per_100_tests=\([0-9][0-9]*\).*/{"scenario": "latency@24.10", "flash_bytes_per_100_tests": \1}/p' "$log" |
 			tail -n 1 > .cache/bench-ucode-24.10.json ;;
-	sh) { tests/sh/apply_test.sh; tests/sh/apply_bg_test.sh; tests/sh/apply_ns_test.sh; tests/sh/labvm_test.sh; tests/sh/owrt_pidof_test.sh; } 2>&1 | tee "$log" ;;
+	sh) { tests/sh/apply_test.sh; tests/sh/apply_bg_test.sh; tests/sh/apply_ns_test.sh; tests/sh/labvm_test.sh; tests/sh/owrt_pidof_test.sh; tests/sh/lab_ticks_test.sh; } 2>&1 | tee "$log" ;;
 	pkg) tests/pkg/ipk_test.sh 2>&1 | tee "$log" ;;
 	owrt) tests/owrt/run.sh 2>&1 | sed "s/^owrt: \([0-9].*\)/owrt: \1 ($(ucode_pin ucode))/" | tee "$log" ;;
 	owrt-24.10) # the same checks on the root with 24.10's ucode
@@ -107,7 +107,7 @@ for tier in $TIERS; do
 		times="$times ($(sed -n 's/^lab: scenario \([a-z0-9@.-]*\) done in \([0-9]*\) s.*/\1 \2s/p' "$log" | paste -sd, - | sed 's/,/, /g'))"
 	fi
 	if [ "$tier" = browser ]; then tally overview "$log"; tally wizard "$log"; fi
-	if [ "$tier" = sh ]; then tally sh-bg "$log"; tally sh-ns "$log"; tally sh-labvm "$log"; tally sh-pidof "$log"; fi
+	if [ "$tier" = sh ]; then tally sh-bg "$log"; tally sh-ns "$log"; tally sh-labvm "$log"; tally sh-pidof "$log"; tally sh-labticks "$log"; fi
 done
 
 # the failures again, so the last lines of a long log say what went wrong

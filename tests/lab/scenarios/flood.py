@@ -42,12 +42,13 @@ def controller(ucode, log):
 
 
 def tick_gap_ms(log):
-    """the longest gap between two controller ticks (lines with a rate)"""
+    """the longest gap between two controller ticks, and their number (lines
+    with a rate, not the ones a late probe answer made: react)"""
     ticks = []
     with open(log) as f:
         for line in f:
             x = json.loads(line)
-            if "dl" in x:
+            if "dl" in x and not x.get("react"):
                 ticks.append(x["t"])
     gaps = [b - a for a, b in zip(ticks, ticks[1:])]
     return (max(gaps) if gaps else None), len(ticks)
