@@ -18,8 +18,9 @@
 // reading); a show while one is out answers null at once.  A tc that
 // exits, or owes an answer for HANG_MS, is started again for the next
 // command (the show it owed gets null), and first given the last rate of
-// each device (the one before may not have run it); after MAX_RESTARTS failed starts in a row the next start waits
-// BACKOFF_MS (doubling up to BACKOFF_MAX_MS), and meanwhile a
+// each device (the one before may not have run it); after MAX_RESTARTS
+// failed starts in a row the next start waits BACKOFF_MS (doubling up to
+// BACKOFF_MAX_MS), and meanwhile a
 // show answers null (no reading) and a change runs one tc of its own,
 // never waited for.  Nothing here blocks the loop, and there is no mode
 // that gives up for good.
@@ -99,13 +100,18 @@ export function open(env, paths) {
 		return [ 'qdisc', 'change', 'dev', dev, 'root', 'cake', 'bandwidth', `${kbit}kbit` ];
 	}
 
+	// the same as one line of the batch
+	function line(dev, kbit) {
+		return join(' ', words(dev, kbit)) + '\n';
+	}
+
 	function start() {
 		proc = socket ? child.spawn({ ...env, fs, socket }, path, [ '-s', '-j', '-force', '-batch', '-' ],
 			{ stdin: true, readable }) : null;
 
 		for (let dev, kbit in last)
 			if (proc?.alive())
-				proc.sock.send(join(' ', words(dev, kbit)) + '\n');
+				proc.sock.send(line(dev, kbit));
 	}
 
 	// a tc batch running, or started now unless the backoff says wait
@@ -144,7 +150,7 @@ export function open(env, paths) {
 			ensure();
 
 			if (proc?.alive())
-				proc.sock.send(join(' ', words(dev, kbit)) + '\n');
+				proc.sock.send(line(dev, kbit));
 			else if (path)	// no batch now: one tc, not waited for
 				env.uloop.process(path, words(dev, kbit), {}, () => null);
 			else
